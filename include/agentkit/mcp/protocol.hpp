@@ -54,6 +54,35 @@ inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.
 inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
 }  // namespace code
 
+/// The params field a stateless-era request names in its Mcp-Name header (tools/call and
+/// prompts/get: "name"; resources/read: "uri"; the tasks extension's tasks/get, tasks/update and
+/// tasks/cancel: "taskId", which routes a task to the server holding it); nullptr for the others.
+[[nodiscard]] inline const char* mcp_name_field(std::string_view method) noexcept {
+    if (method == "tools/call" || method == "prompts/get") return "name";
+    if (method == "resources/read") return "uri";
+    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") return "taskId";
+    return nullptr;
+}
+
+/// The tasks extension (2026-07-28; the server's side in mcp/server/tasks.hpp): its identifier,
+/// whether a client's capabilities declare it, the -32021 data naming it.
+inline constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
+
+/// True when a client's capabilities declare the tasks extension.
+[[nodiscard]] inline bool declares_tasks(const json& caps) {
+    if (!caps.is_object()) return false;
+    const auto ext = caps.find("extensions");
+    if (ext == caps.end() || !ext->is_object()) return false;
+    const auto t = ext->find(std::string(tasks_extension));
+    return t != ext->end() && t->is_object();
+}
+
+/// The -32021 error data naming the extension a request needs.
+[[nodiscard]] inline json tasks_required_capabilities() {
+    return json{{"requiredCapabilities", {{"extensions", {{std::string(tasks_extension), json::object()}}}}}};
+}
+
+
 /// The elicitation mode of an elicitation/create's params: "url" or "form" (the default when
 /// `mode` is absent, as before 2025-11-25); anything else is returned as given.
 [[nodiscard]] inline std::string elicitation_mode(const json& params) {

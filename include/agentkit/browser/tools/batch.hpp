@@ -135,7 +135,7 @@ auto batch_tool(State& st) {
             if (!r) return fail(r.error());
             return detail::batch_output(*s, *r);
         },
-        reading_traits);
+        reading_traits | long_running);
 }
 
 }  // namespace agentkit::browser

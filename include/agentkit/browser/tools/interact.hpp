@@ -163,7 +163,7 @@ auto interact_tool(State& st) {
             o.is_error = !ok;
             return o;
         },
-        action_traits);
+        action_traits | long_running);
 }
 
 }  // namespace agentkit::browser

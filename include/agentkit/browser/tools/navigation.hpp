@@ -62,7 +62,7 @@ auto navigate_tool(State& st) {
             }
             return detail::pw_action(*s, std::move(r), {pw::goto_url(a.url, s->options.codegen)}, true);
         },
-        action_traits);
+        action_traits | long_running);
 }
 
 /// Make the browser_navigate_back tool: go back to the previous page.
@@ -76,7 +76,7 @@ auto back_tool(State& st) {
             if (!detail::pw_mode(*s)) return detail::text_of(s->b.back());
             return detail::pw_action(*s, s->b.back(), {pw::statement(pw::call("goBack", "", s->options.codegen), s->options.codegen)}, true);
         },
-        action_traits);
+        action_traits | long_running);
 }
 
 /// Make the browser_tabs tool: list, open, select or close tabs.

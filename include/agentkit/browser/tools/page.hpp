@@ -450,7 +450,7 @@ auto wait_tool(State& st) {
             }
             return detail::text_of(s->b.wait_for(w));
         },
-        reading_traits);
+        reading_traits | long_running);
 }
 
 /// Make the browser_extract tool: extract structured data without writing code: a table as rows (keyed by its

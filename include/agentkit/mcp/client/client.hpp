@@ -78,6 +78,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -109,10 +110,16 @@ struct client_options {
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
     int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
-    /// Tasks (2025-11-25): called on the thread of a call_tool() that became the server's task,
-    /// with its taskId, before it is polled: a host relaying the server's requests can then tell
-    /// which call one that names the task (`_meta` related-task) belongs to.
+    /// Tasks (2025-11-25, and the 2026-07-28 extension): called on the thread of a call_tool()
+    /// that became the server's task, with its taskId, before it is polled: a host relaying the
+    /// server's requests can then tell which call one that names the task (`_meta` related-task)
+    /// belongs to, and a host that keeps the id can follow the task from another connection
+    /// (await_task()).
     std::function<void(const std::string& task_id)> on_task_started;
+    /// Tasks (the 2026-07-28 extension, io.modelcontextprotocol/tasks): declare it on every
+    /// request, so that a server may answer a tools/call with a task, which call_tool() follows
+    /// to its end (await_task()). false: every tools/call is answered in its request.
+    bool tasks = true;
     /// Tasks (2025-11-25): the lifetime asked for when a tool is called as a task.
     std::chrono::milliseconds task_ttl{300000};
     /// Tasks: the wait between tasks/get polls when the server suggests none (its pollInterval
@@ -295,6 +302,7 @@ private:
         if (!meta.is_object()) meta = json::object();
         meta[meta_key::protocol_version] = version_;
         meta[meta_key::client_capabilities] = caps_;
+        if (o_.tasks) meta[meta_key::client_capabilities]["extensions"][std::string(tasks_extension)] = json::object();
         meta[meta_key::client_info] = json{{"name", o_.client_name}, {"version", o_.client_version}};
         return params;
     }
@@ -519,7 +527,46 @@ public:
             if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
             return fail(std::move(e));
         }
+        if (r->is_object() && r->value("resultType", "") == "task") return follow_task(std::string(tool), std::move(*r), ctx, true);
         return output_of(*r);
+    }
+
+    /// Follow a task of the tasks extension (2026-07-28) to its end, by its id: one that a
+    /// call_tool() of this or another connection started (client_options::on_task_started gives
+    /// the id), e.g. after the host reconnected. tasks/get at the task's pollIntervalMs (kept
+    /// within task_poll_min and task_poll_max); its questions (inputRequests) answered through
+    /// the host's callbacks and sent with tasks/update; its statusMessage passed to
+    /// ctx.on_progress; ctx.stop or ctx.deadline sends tasks/cancel and answers `tool.cancelled`
+    /// or `tool.timeout`. A completed task is its tool's output (isError kept); a failed one
+    /// `remote.error` with the task's JSON-RPC error (details: code, data, task); one the
+    /// server cancelled `tool.cancelled`. An id the server does not know is `remote.error`
+    /// with code -32602 (forgotten after its ttlMs, or another client's).
+    [[nodiscard]] result<tool_output> await_task(std::string_view task_id, tool_context& ctx) {
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
+        auto got = request("tasks/get", json{{"taskId", std::string(task_id)}}, ro);
+        if (!got) {
+            error e = std::move(got).error();
+            if (e.is(errc::cancelled)) e.code = std::string(errc::tool_cancelled);
+            if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
+            e.message += " (reading task " + std::string(task_id) + ")";
+            return fail(std::move(e));
+        }
+        return follow_task("task " + std::string(task_id), std::move(*got), ctx, false);
+    }
+    /// await_task() without a context.
+    [[nodiscard]] result<tool_output> await_task(std::string_view task_id) {
+        tool_context ctx;
+        return await_task(task_id, ctx);
+    }
+    /// tasks/cancel (the 2026-07-28 extension): ask the server to stop a task; the server
+    /// acknowledges and may still finish it. An unknown id is `remote.error` (-32602).
+    result<void> cancel_task_by_id(std::string_view task_id, request_options ro = {}) {
+        auto r = request("tasks/cancel", json{{"taskId", std::string(task_id)}}, std::move(ro));
+        if (!r) return fail(std::move(r).error());
+        return {};
     }
     /// Call a tool without a context.
     [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args) {
@@ -1361,6 +1408,126 @@ private:
         bool server_progress = false; ///< the server sent notifications/progress for this task
         std::function<void(double, std::optional<double>, std::string_view)> on_progress;
     };
+
+    /// The tasks extension's task (2026-07-28) from `status` (a CreateTaskResult or a tasks/get
+    /// result) to its end; see await_task().
+    result<tool_output> follow_task(const std::string& what, json status, tool_context& ctx, bool started_here) {
+        const std::string id = status.is_object() && status.value("taskId", json()).is_string() ? status["taskId"].get<std::string>() : "";
+        if (id.empty())
+            return fail(errc::protocol_error, name() + ": " + what + " answered with a task that has no taskId",
+                        "The MCP server \"" + name() + "\" broke the tasks extension; report it to its maintainers.");
+        if (started_here && o_.on_task_started) {
+            try {
+                o_.on_task_started(id);
+            } catch (...) {  // host callbacks never throw into the library
+            }
+        }
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
+        const auto give_up = [&](std::string_view code, const std::string& why) -> result<tool_output> {
+            request_options cr;
+            cr.timeout = std::chrono::milliseconds(5000);
+            (void)cancel_task_by_id(id, cr);  // best effort: the server may be gone
+            const bool stopped = code == errc::tool_cancelled;
+            return fail(code, name() + ": " + what + " (task " + id + ") " + why,
+                        stopped ? std::string() : "The task ran past the call's deadline and was cancelled; try again with a longer timeout or less work.",
+                        json{{"server", name()}, {"task", id}, {"status", status.value("status", "")}});
+        };
+        std::set<std::string> answered;  // input keys already answered (a poll may show them again)
+        bool reread = false;             // a terminal status without its payload is read once more
+        std::string last_message;
+        double reports = 0;
+        for (;;) {
+            const std::string st = status.value("status", "working");
+            // a CreateTaskResult of a task already ended carries no result: tasks/get has it
+            if (!reread && ((st == "completed" && !status.contains("result")) || (st == "failed" && !status.contains("error")))) {
+                reread = true;
+                auto got = request("tasks/get", json{{"taskId", id}}, ro);
+                if (!got) {
+                    error e = std::move(got).error();
+                    e.message += " (reading task " + id + " of " + what + ")";
+                    return fail(std::move(e));
+                }
+                if (got->is_object()) status = std::move(*got);
+                continue;
+            }
+            if (st == "completed") {
+                if (!status.contains("result") || !status["result"].is_object())
+                    return fail(errc::protocol_error, name() + ": " + what + " (task " + id + ") completed without a result",
+                                "The MCP server \"" + name() + "\" broke the tasks extension; report it to its maintainers.");
+                return output_of(status["result"]);
+            }
+            if (st == "failed") {
+                const json err = status.value("error", json::object());
+                const int c = err.is_object() && err.value("code", json()).is_number_integer() ? err["code"].get<int>() : code::internal_error;
+                const std::string msg = err.is_object() && err.value("message", json()).is_string() ? err["message"].get<std::string>()
+                                                                                                     : status.value("statusMessage", std::string("failed"));
+                json details{{"server", name()}, {"code", c}, {"task", id}};
+                if (err.is_object() && err.contains("data")) details["data"] = err["data"];
+                return fail(errc::remote_error, name() + ": " + what + " (task " + id + ") failed: " + msg + " (" + std::to_string(c) + ")", "",
+                            std::move(details));
+            }
+            if (st == "cancelled")
+                return fail(errc::tool_cancelled, name() + ": " + what + " (task " + id + ") was cancelled" +
+                                                      (status.value("statusMessage", json()).is_string() ? ": " + status["statusMessage"].get<std::string>() : std::string()));
+            bool updated = false;
+            if (st == "input_required") {
+                json open = json::object();
+                const json reqs = status.value("inputRequests", json::object());
+                if (reqs.is_object())
+                    for (const auto& [k, v] : reqs.items())
+                        if (answered.count(k) == 0) open[k] = v;
+                if (!open.empty()) {
+                    auto answers = answer_input_requests("tasks/update", open);
+                    if (!answers) {
+                        (void)give_up(errc::tool_cancelled, "");
+                        error e = std::move(answers).error();
+                        e.message += " (task " + id + " of " + what + " was cancelled)";
+                        return fail(std::move(e));
+                    }
+                    auto up = request("tasks/update", json{{"taskId", id}, {"inputResponses", *answers}}, ro);
+                    if (!up) {
+                        error e = std::move(up).error();
+                        if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+                        e.message += " (answering task " + id + " of " + what + ")";
+                        return fail(std::move(e));
+                    }
+                    for (const auto& [k, v] : open.items()) answered.insert(k);
+                    updated = true;
+                }
+            }
+            if (ctx.on_progress && status.value("statusMessage", json()).is_string() && status["statusMessage"].get<std::string>() != last_message) {
+                last_message = status["statusMessage"].get<std::string>();
+                try {
+                    ctx.on_progress(++reports, std::nullopt, last_message);
+                } catch (...) {  // host callbacks never throw into the library
+                }
+            }
+            if (!updated) {  // after an update, look again at once
+                auto wait = o_.task_poll;
+                if (auto pi = status.find("pollIntervalMs"); pi != status.end() && pi->is_number() && pi->get<double>() >= 0)
+                    wait = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(pi->get<double>(), 86400000.0)));
+                wait = std::clamp(wait, o_.task_poll_min, o_.task_poll_max);
+                std::mutex m;
+                std::condition_variable_any cv;
+                std::unique_lock lock(m);
+                cv.wait_until(lock, ctx.stop, std::min(ctx.deadline, std::chrono::steady_clock::now() + wait), [] { return false; });
+            }
+            if (ctx.stop.stop_requested()) return give_up(errc::tool_cancelled, "was cancelled");
+            if (std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+            auto got = request("tasks/get", json{{"taskId", id}}, ro);
+            if (!got) {
+                error e = std::move(got).error();
+                if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+                if (e.is(errc::timeout) && std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+                e.message += " (polling task " + id + " of " + what + ")";
+                return fail(std::move(e));
+            }
+            if (got->is_object()) status = std::move(*got);
+        }
+    }
 
     /// True when `tool` must be called as a task: the server runs tool tasks and lists the tool
     /// with taskSupport "required" (the tool list is read once when the host has not).

@@ -797,6 +797,9 @@ template <class MakeMasker>
         return r;
     };
     b.parallel_safe = [](std::string_view) { return true; };
+    // A relayed call that runs long becomes the gateway's task for a client that takes tasks
+    // (its remote's own task is followed by the gateway's client meanwhile).
+    b.task_support_of = [](std::string_view) { return task_support::optional; };
     b.version = [s] {
         std::lock_guard lock(s->mu);
         s->refresh();

@@ -17,7 +17,8 @@
 //
 // The stateless era (2026-07-28, when a request's `_meta` names it): MCP-Protocol-Version is the
 // revision the message's `_meta` gives, Mcp-Method names the method, Mcp-Name the tool, prompt or
-// resource (tools/call, prompts/get: params.name; resources/read: params.uri; a value that is not
+// resource (tools/call, prompts/get: params.name; resources/read: params.uri; the tasks
+// extension's tasks/*: params.taskId; a value that is not
 // plain printable ASCII is sent as =?base64?…?=), and tools/call mirrors the arguments its tool's
 // inputSchema marks with x-mcp-header into Mcp-Param-<name> headers (the schemas are read from the
 // tools/list answers passing through; null and absent arguments are left out). An error status whose body is the JSON-RPC
@@ -334,7 +335,7 @@ private:
         }
         if (!stateless) return out;
         out.emplace_back("Mcp-Method", header_value(method));
-        const char* name_field = method == "tools/call" || method == "prompts/get" ? "name" : method == "resources/read" ? "uri" : nullptr;
+        const char* name_field = mcp_name_field(method);
         if (name_field != nullptr && params.is_object() && params.contains(name_field) && params[name_field].is_string())
             out.emplace_back("Mcp-Name", header_value(params[name_field].get<std::string>()));
         if (method == "tools/call" && params.is_object() && params.contains("name") && params["name"].is_string() && params.contains("arguments") &&

@@ -600,10 +600,8 @@ private:
     std::optional<std::string> check_headers(const net::http_request& r, const std::string& method, const json& params) const {
         if (!r.has_header("Mcp-Method")) return std::string("the Mcp-Method header is required");
         if (trimmed(r.header("Mcp-Method")) != method) return "Mcp-Method \"" + r.header("Mcp-Method") + "\" differs from the method " + method;
-        std::string field;
-        if (method == "tools/call" || method == "prompts/get") field = "name";
-        else if (method == "resources/read") field = "uri";
-        else if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") field = "taskId";  // routes a task to its server
+        const char* named = mcp_name_field(method);
+        const std::string field = named != nullptr ? named : "";
         if (!field.empty()) {
             if (!r.has_header("Mcp-Name")) return "the Mcp-Name header is required for " + method;
             auto v = header_value(r.header("Mcp-Name"));

@@ -27,6 +27,7 @@
 #include <agentkit/core/random.hpp>
 #include <agentkit/mcp/server/request.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -44,9 +45,6 @@
 #include <vector>
 
 namespace agentkit::mcp {
-
-/// The extension's identifier (capabilities.extensions key).
-inline constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
 
 /// Whether a tool's calls may become tasks.
 enum class task_support {
@@ -68,20 +66,6 @@ struct task_options {
     /// Most tasks kept at once.
     std::size_t max_tasks = 1000;
 };
-
-/// True when a client's capabilities declare the tasks extension.
-[[nodiscard]] inline bool declares_tasks(const json& caps) {
-    if (!caps.is_object()) return false;
-    const auto ext = caps.find("extensions");
-    if (ext == caps.end() || !ext->is_object()) return false;
-    const auto t = ext->find(std::string(tasks_extension));
-    return t != ext->end() && t->is_object();
-}
-
-/// The -32021 error data naming the extension a request needs.
-[[nodiscard]] inline json tasks_required_capabilities() {
-    return json{{"requiredCapabilities", {{"extensions", {{std::string(tasks_extension), json::object()}}}}}};
-}
 
 namespace detail {
 
@@ -264,8 +248,7 @@ public:
         e.updated = std::chrono::system_clock::now();
         if (response.contains("result") && response["result"].is_object() && response["result"].value("resultType", "complete") == "complete") {
             e.status = "completed";
-            e.result = response["result"];
-            e.result.erase("resultType");
+            e.result = response["result"];  // a 2026-07-28 CallToolResult: resultType "complete" kept
             e.message.clear();
         } else {
             e.status = "failed";

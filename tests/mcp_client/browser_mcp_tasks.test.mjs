@@ -1,0 +1,183 @@
+// agentkit-browser-mcp's long tools as tasks (the tasks extension, io.modelcontextprotocol/tasks,
+// revision 2026-07-28), driven by the official MCP TypeScript client: @modelcontextprotocol/client
+// 2.x connects at 2026-07-28 and @modelcontextprotocol/ext-tasks runs the task session (polling,
+// cancellation, recovery by id). A browser_wait_for that runs past the server's promote_after (1 s)
+// is answered with a task; the session follows it to its result; another is cancelled and the
+// browser takes the next call at once; a third is handed off, its connection closed, and a new
+// connection reads its result by its id. (node --test)
+//
+//   AGENTKIT_BROWSER_MCP=build/bin/agentkit-browser-mcp node --test tests/mcp_client/browser_mcp_tasks.test.mjs
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { spawn } from "node:child_process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  createTaskSessionEndpointId,
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+  DispatchError,
+} from "@modelcontextprotocol/ext-tasks/client";
+
+const binary = process.env.AGENTKIT_BROWSER_MCP;
+assert.ok(binary, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
+
+const VERSION = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const INFO = { name: "agentkit-tasks-test", version: "1.0.0" };
+const CAPS = { extensions: { [TASKS]: {} } };
+const logFetch = async (u, init = {}) => {
+  const r = await fetch(u, init);
+  if (process.env.DEBUG_TASKS) console.log("WIRE", init.method, String(init.body ?? "").slice(0, 300), "->", r.status, (await r.clone().text()).slice(0, 300));
+  return r;
+};
+const textOf = (r) => (r?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+let site;
+let server;
+before(async () => {
+  site = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end("<!doctype html><title>Tasks</title><h1>A page to wait on</h1><button>Go</button>");
+  });
+  await new Promise((r) => site.listen(0, "127.0.0.1", r));
+  // one browser for every session: the stateless revision has no session to own one
+  const child = spawn(binary, ["--headless", "--quiet", "--shared-browser-context", "--port", "0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL on stderr within 30 s: ${stderr}`)), 30000);
+    child.on("exit", (code) => reject(new Error(`server exited (${code}) before serving: ${stderr}`)));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const m = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve(m[1]);
+      }
+    });
+  });
+  server = { child, url };
+});
+after(async () => {
+  if (server) {
+    const exited = new Promise((r) => server.child.on("exit", r));
+    server.child.kill("SIGTERM");
+    await exited;
+  }
+  site?.close();
+});
+
+/// ext-tasks needs a way to send raw JSON-RPC (the SDK Client refuses a `resultType: "task"`
+/// answer to tools/call): a second official Streamable HTTP transport, so the headers
+/// (MCP-Protocol-Version, Mcp-Method, Mcp-Name) are still the SDK's.
+async function rawDispatcher(url) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: logFetch });
+  const waiting = new Map();
+  let next = 0;
+  transport.onmessage = (m) => {
+    if (m && "id" in m && ("result" in m || "error" in m) && waiting.has(m.id)) {
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      w(m);
+    }
+  };
+  await transport.start();
+  const dispatch = async (request, options = {}) => {
+    const id = `raw-${++next}`;
+    const answered = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new DispatchError(`${request.method} got no answer in 30 s`, true));
+      }, 30000);
+      waiting.set(id, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+    });
+    try {
+      await transport.send({ jsonrpc: "2.0", id, ...request }, { headers: options.context?.headers, requestSignal: options.signal });
+    } catch (e) {
+      waiting.delete(id);
+      answered.catch(() => {});
+      throw new DispatchError(`${request.method} could not be sent: ${e?.message ?? e}`, false, { cause: e });
+    }
+    const m = await answered;
+    return "error" in m ? { kind: "error", error: m.error } : { kind: "result", result: m.result };
+  };
+  return { dispatch, close: () => transport.close() };
+}
+
+/// The official client at 2026-07-28 and an ext-tasks session over it.
+async function open(url, endpointId) {
+  const client = new Client(INFO, { capabilities: CAPS, versionNegotiation: { mode: { pin: VERSION } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: logFetch }));
+  const raw = await rawDispatcher(url);
+  const session = createTaskSessionFromClient(client, {
+    endpointId,
+    rawDispatch: raw.dispatch,
+    v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion() ?? VERSION, clientInfo: INFO, clientCapabilities: CAPS },
+  });
+  return {
+    client,
+    session,
+    async close() {
+      await session.close();
+      await raw.close();
+      await client.close();
+    },
+  };
+}
+
+/// An execution's result, whether the server answered at once or with a task.
+const final = async (execution) => resultFromTaskOutcome((await execution.settle()).outcome);
+
+test("long browser tools run as tasks: followed to their result, cancelled, read again after reconnecting", async () => {
+  const endpointId = await createTaskSessionEndpointId("agentkit-browser-mcp", { transport: "streamable-http", url: server.url });
+  const first = await open(server.url, endpointId);
+  assert.equal(first.client.getNegotiatedProtocolVersion(), VERSION);
+  assert.ok(first.client.getServerCapabilities()?.extensions?.[TASKS], "the server advertises the tasks extension");
+  const page = `http://127.0.0.1:${site.address().port}/`;
+  const opened = await first.session.callTool("browser_navigate", { url: page });
+  const nav = await final(opened);
+  assert.match(textOf(nav), /Tasks/);
+
+  // 1. a wait past promote_after is a task; the session follows it to the browser's answer
+  const waited = await first.session.callTool("browser_wait_for", { time: 2 });
+  assert.equal(waited.kind, "task");
+  const seen = [];
+  const { outcome } = await waited.settle({ onEvent: (e) => e.type === "task" && seen.push(e.task.status) });
+  const done = resultFromTaskOutcome(outcome);
+  assert.notEqual(done.isError, true, textOf(done));
+  assert.ok(seen.includes("working"), `statuses seen: ${seen}`);
+
+  // 2. a long wait cancelled: the task says so, and the browser is free for the next call
+  const long = await first.session.callTool("browser_wait_for", { time: 25 });
+  assert.equal(long.kind, "task");
+  await long.cancel();
+  assert.equal((await long.result()).status, "cancelled");
+  assert.equal((await first.session.task(long.handle.taskId).snapshot()).status, "cancelled");
+  const quick = await first.session.callTool("browser_snapshot", {});
+  const snap = await final(quick);
+  assert.match(textOf(snap), /Go/);
+
+  // 3. a task handed off, its connection closed: a new connection reads its result by id
+  const handed = await first.session.callTool("browser_wait_for", { time: 2 });
+  assert.equal(handed.kind, "task");
+  let reference;
+  await handed.handoff((ref) => {
+    reference = ref;
+  });
+  await handed.result();  // the local execution ends before the session closes (it would cancel a live one)
+  await first.close();
+  const second = await open(server.url, endpointId);
+  try {
+    const again = await second.session.task(reference.taskId).result();
+    assert.equal(again.status, "completed");
+    assert.notEqual(resultFromTaskOutcome(again).isError, true);
+  } finally {
+    await second.close();
+  }
+});
