@@ -27944,7 +27944,8 @@ namespace agentkit {
 
 /// A set of tool traits, combined with `|`: `agentkit::read_only | agentkit::parallel_safe`.
 struct traits {
-    /// One bit per trait (read_only 1, destructive 2, idempotent 4, open_world 8, parallel_safe 16, ...).
+    /// One bit per trait (read_only 1, destructive 2, idempotent 4, open_world 8, parallel_safe 16,
+    /// non_destructive 32, closed_world 64, long_running 128).
     std::uint8_t bits = 0;
 
     /// True when every trait of `t` is in this set (false for an empty `t`).
@@ -27963,6 +27964,8 @@ struct traits {
     [[nodiscard]] constexpr bool is_non_destructive() const noexcept { return (bits & 32U) != 0 && !is_destructive(); }
     /// Declared to reach nothing beyond the host (a closed world).
     [[nodiscard]] constexpr bool is_closed_world() const noexcept { return (bits & 64U) != 0 && !is_open_world(); }
+    /// Declared to run long at times (an MCP server may answer its calls with a task).
+    [[nodiscard]] constexpr bool is_long_running() const noexcept { return (bits & 128U) != 0; }
 
     friend constexpr traits operator|(traits a, traits b) noexcept {
         return traits{static_cast<std::uint8_t>(a.bits | b.bits)};
@@ -27984,6 +27987,10 @@ inline constexpr traits parallel_safe{16};
 inline constexpr traits non_destructive{32};
 /// The tool reaches nothing beyond the host (its own data, a local store).
 inline constexpr traits closed_world{64};
+/// The tool may run long (a wait, a download, a recorded flow): an MCP server answers a call
+/// that outlasts server_options::tasks.promote_after with a task when the client takes tasks
+/// (mcp/server/tasks.hpp). Says nothing about effects.
+inline constexpr traits long_running{128};
 /// No traits.
 inline constexpr traits no_traits{0};
 
@@ -34874,7 +34881,7 @@ auto batch_tool(State& st) {
             if (!r) return fail(r.error());
             return detail::batch_output(*s, *r);
         },
-        reading_traits);
+        reading_traits | long_running);
 }
 
 }  // namespace agentkit::browser
@@ -35192,7 +35199,7 @@ auto interact_tool(State& st) {
             o.is_error = !ok;
             return o;
         },
-        action_traits);
+        action_traits | long_running);
 }
 
 }  // namespace agentkit::browser
@@ -35678,7 +35685,7 @@ auto navigate_tool(State& st) {
             }
             return detail::pw_action(*s, std::move(r), {pw::goto_url(a.url, s->options.codegen)}, true);
         },
-        action_traits);
+        action_traits | long_running);
 }
 
 /// Make the browser_navigate_back tool: go back to the previous page.
@@ -35692,7 +35699,7 @@ auto back_tool(State& st) {
             if (!detail::pw_mode(*s)) return detail::text_of(s->b.back());
             return detail::pw_action(*s, s->b.back(), {pw::statement(pw::call("goBack", "", s->options.codegen), s->options.codegen)}, true);
         },
-        action_traits);
+        action_traits | long_running);
 }
 
 /// Make the browser_tabs tool: list, open, select or close tabs.
@@ -36259,7 +36266,7 @@ auto wait_tool(State& st) {
             }
             return detail::text_of(s->b.wait_for(w));
         },
-        reading_traits);
+        reading_traits | long_running);
 }
 
 /// Make the browser_extract tool: extract structured data without writing code: a table as rows (keyed by its
@@ -39451,9 +39458,11 @@ namespace detail {
 //
 // (Over 1,000 lines because it is one protocol engine: the two eras share each method's
 // handler, the session state and the in-flight bookkeeping, and splitting them apart would
-// write the dispatch twice. What is not the engine lives beside it: the wire types in
+// write the dispatch twice; the tasks extension's promotion of a running call is part of that
+// bookkeeping. What is not the engine lives beside it: the wire types in
 // mcp/protocol.hpp, features in mcp/server/features.hpp, backends in mcp/server/backend.hpp,
-// client requests in mcp/server/request.hpp, HTTP in mcp/http/server.hpp.)
+// client requests in mcp/server/request.hpp, the task store in mcp/server/tasks.hpp, HTTP in
+// mcp/http/server.hpp.)
 //
 //   agentkit::toolbox tools{get_weather, search};
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
@@ -40316,287 +40325,55 @@ private:
 
 }  // namespace agentkit::mcp
 // ---- end <agentkit/mcp/server/features.hpp> ----
-// ---- begin <agentkit/visibility/masked_call.hpp> ----
-// agentkit/visibility/masked_call.hpp — the one rule for a call that meets a masker.
+// ---- begin <agentkit/mcp/server/tasks.hpp> ----
+// agentkit/mcp/server/tasks.hpp — the tasks extension (io.modelcontextprotocol/tasks, for the
+// 2026-07-28 revision): a tools/call that outlives its request answers with a task handle, and
+// the client follows it with tasks/get, answers its questions with tasks/update and stops it
+// with tasks/cancel.
 //
-// A call goes, in this order, to:
-//   1. the masker, when it is one of the masker's meta-tools (menu_enter, tool_search, ...):
-//      its answer is the result (a masker that throws is reported as `internal`, never
-//      propagated; a meta-tool the masker does not handle now answers as a hidden tool);
-//   2. the masker's guidance, when the tool is not visible now (a hidden host tool, or a name
-//      the masker knows, such as a deferred tool's capability.unsupported envelope);
-//   3. the toolbox's "no tool named …" answer (with the closest names), when nobody knows it;
-//   4. the tool itself, when it is visible: the caller runs it, then calls masked_observe().
+//   agentkit::mcp::server srv{backend, {.tasks = {.promote_after = std::chrono::seconds(1)}}};
 //
-// agent_session's model loop, its serve_call() and the MCP server's masked backend all use
-// this, so a call is answered the same way whoever makes it.
+// Which calls become tasks: only tools/call of a tool whose task support (backend::task_support,
+// by default its long_running trait) is optional or required, from a request whose per-request
+// capabilities declare the extension. Such a call becomes a task when its handler asks for it
+// (request_context::start_task()) or when it still runs after task_options::promote_after; a
+// tool whose support is `required` is always answered with a task (a call already finished is a
+// task already finished), and a client that did not declare the extension gets -32021 for it.
+// Input a task's handler asks for (request_context::ask) is offered on tasks/get as
+// inputRequests and answered through tasks/update; the handler waits for it. Input asked before
+// the call became a task goes through input_required rounds of the call itself, as the
+// extension asks (the rounds are resolved before the task exists).
 //
-//   auto route = agentkit::masked_call(masker, box, meta_names, name, args);
-//   if (route.answer) return std::move(*route.answer);          // 1-3
-//   auto r = box.call_at(*route.index, args, ctx);               // 4
-//   agentkit::masked_observe(masker, name, args, r);
+// Task ids are 128 random bits, and a task answers only to the principal that created it (the
+// transport's authenticated client, or anyone holding the id when the server has no
+// authentication). A task is kept for its ttlMs from its creation, then forgotten; the store
+// holds at most task_options::max_tasks (finished ones are dropped first, oldest first; when
+// every kept task still runs, no new task is made and the call answers in its request).
 
+// ---- begin <agentkit/mcp/server/request.hpp> ----
+// agentkit/mcp/server/request.hpp — what a handler (a tool, a prompt, a resource read) can do with the
+// MCP client while it serves one request: log to it, and ask it for input (elicitation,
+// sampling, roots), written once for both protocol eras.
+//
+//   [](const args& a, agentkit::tool_context& ctx) -> agentkit::result<std::string> {
+//       auto* rq = agentkit::mcp::request_of(ctx);     // nullptr when not called over MCP
+//       if (!rq) return "no client to ask";
+//       rq->log("info", "looking up " + a.city);
+//       auto answer = rq->ask(agentkit::mcp::input::elicit("user_name", "What is your name?", schema));
+//       if (!answer) return agentkit::fail(answer.error());   // (2026-07-28: the server answers input_required)
+//       return "Hello, " + (*answer)["content"]["name"].get<std::string>();
+//   }
+//
+// ask() in the handshake era (2025-11-25 and earlier) sends the request to the client on the
+// request's own stream and waits for its answer (bounded; cancelled with the call). In the
+// stateless era (2026-07-28) the server never sends requests: ask() returns the answer the
+// client sent with a retry (inputResponses, or an earlier round's answer carried in the signed
+// requestState); when there is none yet it fails with errc::input_required and the server
+// answers the whole request with an input_required result listing every input asked for, and
+// a requestState the client cannot alter. A request running as a task (the tasks extension,
+// mcp/server/tasks.hpp) waits instead: its questions are the task's inputRequests on tasks/get
+// until tasks/update answers them. The same handler code serves all three.
 
-#include <cstddef>
-#include <optional>
-#include <string_view>
-#include <utility>
-
-namespace agentkit {
-
-/// Where a call goes: `answer` when it does not reach a host tool, else the tool's `index` in the
-/// toolbox. `meta` tells that the masker answered one of its meta-tools.
-struct masked_route {
-    /// The result when the call does not reach a host tool (a meta-tool, a hidden or unknown tool).
-    std::optional<result<tool_output>> answer;
-    std::optional<std::size_t> index;  ///< the host tool's index in the toolbox when the call reaches it
-    bool meta = false;                 ///< the masker answered one of its meta-tools
-};
-
-/// Decide where a call goes (see the file comment). `is_meta(name)` says whether `name` is one of
-/// the masker's meta-tools; `box` offers find(name) and unknown(name). Never throws.
-template <masker M, class Box, class IsMeta>
-[[nodiscard]] masked_route masked_call(M& m, const Box& box, IsMeta&& is_meta, std::string_view name, const json& args) {
-    masked_route route;
-    if (is_meta(name)) {
-        route.meta = true;
-        std::optional<result<tool_output>> r;
-        try {
-            r = m.handle_meta(name, args);
-        } catch (...) {
-            r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
-        }
-        route.answer = r ? std::move(*r) : m.answer_hidden(name);
-        return route;
-    }
-    const auto idx = box.find(name);
-    if (!m.is_visible(name)) {
-        // a hidden host tool: the masker's guidance; another name: the masker may still know it
-        // (a deferred tool's envelope, a normal result), else it is unknown
-        result<tool_output> h = m.answer_hidden(name);
-        if (!h && !idx) h = result<tool_output>(box.unknown(name));
-        route.answer = std::move(h);
-        return route;
-    }
-    if (!idx) {
-        route.answer = result<tool_output>(box.unknown(name));
-        return route;
-    }
-    route.index = idx;
-    return route;
-}
-
-/// Tell the masker how a host tool call that ran ended (routers learn from successful calls).
-template <masker M>
-void masked_observe(M& m, std::string_view name, const json& args, const result<tool_output>& r) {
-    m.observe_call(name, args, r.has_value() && !r->is_error);
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/visibility/masked_call.hpp> ----
-
-#include <concepts>
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-/// The MCP server: a backend of tools, resources and prompts served over stdio or HTTP.
-namespace agentkit::mcp {
-
-/// What a server serves. Build one with backend_for(); or fill the functions yourself.
-struct backend {
-    // ---- tools
-    /// Tools visible now, in a deterministic order.
-    std::function<std::vector<tool_info>()> list_tools;
-    /// Run a tool (visibility, validation and dispatch included). Never throws.
-    std::function<result<tool_output>(std::string_view name, const json& args, tool_context& ctx)> call_tool;
-    /// True when the tool may run concurrently with other parallel-safe calls.
-    std::function<bool(std::string_view name)> parallel_safe;
-    /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
-    std::function<std::uint64_t()> version;
-    /// What the client's model should know to use these tools (optional): a masker's account of
-    /// its meta-tools. The server sends it as its instructions, after server_options::instructions.
-    std::function<std::string()> instructions;
-
-    // ---- resources (optional)
-    /// The resources, for resources/list.
-    std::function<std::vector<resource_info>()> list_resources;
-    /// The resource templates, for resources/templates/list.
-    std::function<std::vector<resource_template_info>()> list_resource_templates;
-    /// Read a resource; errc::not_found (details {"uri"}) when there is none.
-    std::function<result<std::vector<resource_contents>>(std::string_view uri, tool_context& ctx)> read_resource;
-
-    // ---- prompts (optional)
-    /// The prompts, for prompts/list.
-    std::function<std::vector<prompt_info>()> list_prompts;
-    /// Get a prompt; errc::not_found when there is none, errc::args_invalid for bad arguments.
-    std::function<result<prompt_result>(std::string_view name, const json& args, tool_context& ctx)> get_prompt;
-
-    // ---- completions (optional)
-    /// `ref` is {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}; nothing when
-    /// the reference completes nothing (answered with no values).
-    std::function<std::optional<completion>(const json& ref, std::string_view argument, std::string_view value, const json& context)>
-        complete;
-
-    // ---- lifetime (optional)
-    /// What the functions above refer to, when the backend is to keep it alive: a host that
-    /// makes a server per client (its own browser, tools and masker) hands them over here, and
-    /// they are released with the backend, after the server serving it has stopped.
-    std::shared_ptr<void> owner;
-
-    /// True when tools are served (list_tools is set).
-    [[nodiscard]] bool has_tools() const noexcept { return static_cast<bool>(list_tools); }
-    /// True when resources are served (read_resource is set).
-    [[nodiscard]] bool has_resources() const noexcept { return static_cast<bool>(read_resource); }
-    /// True when prompts are served (get_prompt is set).
-    [[nodiscard]] bool has_prompts() const noexcept { return static_cast<bool>(get_prompt); }
-    /// True when completions are served (complete is set).
-    [[nodiscard]] bool has_completions() const noexcept { return static_cast<bool>(complete); }
-};
-
-/// A backend serving every tool of a toolbox.
-template <class Toolbox>
-[[nodiscard]] backend backend_for(const Toolbox& box) {
-    backend b;
-    b.list_tools = [&box] { return box.infos(); };
-    b.call_tool = [&box](std::string_view name, const json& args, tool_context& ctx) { return box.call(name, args, ctx); };
-    b.parallel_safe = [&box](std::string_view name) {
-        auto i = box.find(name);
-        return i && box.infos()[*i].traits.is_parallel_safe();
-    };
-    b.version = [] { return std::uint64_t{0}; };
-    return b;
-}
-
-/// A backend serving a toolbox through a visibility masker (meta-tools included; hidden tools
-/// answered by the masker; the masker observes every call). The masker is used under a lock.
-template <class Toolbox, masker Masker>
-[[nodiscard]] backend backend_for(const Toolbox& box, Masker& m) {
-    struct shared {
-        const Toolbox* box;
-        Masker* m;
-        std::set<std::string, std::less<>> meta_names;
-        std::mutex mu;
-    };
-    auto s = std::make_shared<shared>();
-    s->box = &box;
-    s->m = &m;
-    {
-        std::lock_guard lock(s->mu);
-        m.bind(box.infos());
-        for (const auto& t : m.meta_tools()) s->meta_names.insert(t.name);
-    }
-    backend b;
-    b.list_tools = [s] {
-        std::lock_guard lock(s->mu);
-        std::vector<tool_info> out = served_meta_tools(*s->m);  // not complete, message_user: a session's
-        for (const auto& t : s->box->infos())
-            if (s->m->is_visible(t.name)) out.push_back(t);
-        return out;
-    };
-    b.call_tool = [s](std::string_view name, const json& args, tool_context& ctx) -> result<tool_output> {
-        masked_route route;
-        {
-            std::lock_guard lock(s->mu);
-            if (session_only_tool(*s->m, name) && !s->box->find(name)) return fail(session_only_refusal(name));
-            route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
-        }
-        if (route.answer) return std::move(*route.answer);
-        auto r = s->box->call_at(*route.index, args, ctx);
-        std::lock_guard lock(s->mu);
-        masked_observe(*s->m, name, args, r);
-        return r;
-    };
-    b.parallel_safe = [s](std::string_view name) {
-        auto i = s->box->find(name);
-        return i && s->box->infos()[*i].traits.is_parallel_safe();
-    };
-    b.version = [s] {
-        std::lock_guard lock(s->mu);
-        return static_cast<std::uint64_t>(s->m->version());
-    };
-    b.instructions = [s] {
-        std::lock_guard lock(s->mu);
-        return mcp_instructions_of(*s->m);
-    };
-    return b;
-}
-
-/// A session that can be served (agentkit::agent_session): its visible tools, its call path.
-template <class S>
-concept servable_session = requires(S& s, const S& cs, std::string_view n, const json& a, tool_context& ctx) {
-    { cs.served_tools() } -> std::convertible_to<std::vector<tool_info>>;
-    { s.serve_call(n, a, ctx) } -> std::same_as<result<tool_output>>;
-    { cs.serve_parallel_safe(n) } -> std::convertible_to<bool>;
-    { cs.serve_version() } -> std::convertible_to<std::uint64_t>;
-};
-
-/// A backend serving an agent session: the tools its masker shows now (meta-tools included),
-/// called through the session so that its formatter (budgets, cut text stored as artifacts)
-/// and masker apply exactly as in its own model loop. The session must outlive the server.
-template <servable_session Session>
-[[nodiscard]] backend backend_for(Session& session) {
-    backend b;
-    b.list_tools = [&session] { return session.served_tools(); };
-    b.call_tool = [&session](std::string_view name, const json& args, tool_context& ctx) {
-        return session.serve_call(name, args, ctx);
-    };
-    b.parallel_safe = [&session](std::string_view name) { return session.serve_parallel_safe(name); };
-    b.version = [&session] { return session.serve_version(); };
-    return b;
-}
-
-namespace detail {
-/// Chain a completion source before what `b` already completes.
-inline void chain_completion(backend& b, std::function<std::optional<completion>(const json&, std::string_view, std::string_view, const json&)> f) {
-    auto prev = std::move(b.complete);
-    b.complete = [f = std::move(f), prev = std::move(prev)](const json& ref, std::string_view arg, std::string_view value,
-                                                            const json& context) -> std::optional<completion> {
-        if (auto c = f(ref, arg, value, context)) return c;
-        if (prev) return prev(ref, arg, value, context);
-        return std::nullopt;
-    };
-}
-}  // namespace detail
-
-/// Serve a resource_set (a copy is kept): resources/list, resources/templates/list,
-/// resources/read, and completions of its templates' variables.
-template <class... Rs>
-void add_resources(backend& b, resource_set<Rs...> set) {
-    auto s = std::make_shared<const resource_set<Rs...>>(std::move(set));
-    b.list_resources = [s] { return s->list(); };
-    b.list_resource_templates = [s] { return s->templates(); };
-    b.read_resource = [s](std::string_view uri, tool_context& ctx) { return s->read(uri, ctx); };
-    detail::chain_completion(b, [s](const json& ref, std::string_view arg, std::string_view value, const json& context) -> std::optional<completion> {
-        if (!ref.is_object() || ref.value("type", "") != "ref/resource" || !ref.contains("uri") || !ref["uri"].is_string())
-            return std::nullopt;
-        return s->complete(ref["uri"].get<std::string>(), arg, value, context);
-    });
-}
-
-/// Serve a prompt_set (a copy is kept): prompts/list, prompts/get, and completions of their
-/// arguments.
-template <class... Ps>
-void add_prompts(backend& b, prompt_set<Ps...> set) {
-    auto s = std::make_shared<const prompt_set<Ps...>>(std::move(set));
-    b.list_prompts = [s] { return s->list(); };
-    b.get_prompt = [s](std::string_view name, const json& args, tool_context& ctx) { return s->get(name, args, ctx); };
-    detail::chain_completion(b, [s](const json& ref, std::string_view arg, std::string_view value, const json& context) -> std::optional<completion> {
-        if (!ref.is_object() || ref.value("type", "") != "ref/prompt" || !ref.contains("name") || !ref["name"].is_string())
-            return std::nullopt;
-        return s->complete(ref["name"].get<std::string>(), arg, value, context);
-    });
-}
-
-}  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/server/backend.hpp> ----
 // ---- begin <agentkit/mcp/protocol.hpp> ----
 // agentkit/mcp/protocol.hpp — MCP wire vocabulary: protocol revisions, error codes, log levels,
 // and the JSON shapes of content blocks and tool results.
@@ -40649,6 +40426,35 @@ inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: 
 inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
 }  // namespace code
+
+/// The params field a stateless-era request names in its Mcp-Name header (tools/call and
+/// prompts/get: "name"; resources/read: "uri"; the tasks extension's tasks/get, tasks/update and
+/// tasks/cancel: "taskId", which routes a task to the server holding it); nullptr for the others.
+[[nodiscard]] inline const char* mcp_name_field(std::string_view method) noexcept {
+    if (method == "tools/call" || method == "prompts/get") return "name";
+    if (method == "resources/read") return "uri";
+    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") return "taskId";
+    return nullptr;
+}
+
+/// The tasks extension (2026-07-28; the server's side in mcp/server/tasks.hpp): its identifier,
+/// whether a client's capabilities declare it, the -32021 data naming it.
+inline constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
+
+/// True when a client's capabilities declare the tasks extension.
+[[nodiscard]] inline bool declares_tasks(const json& caps) {
+    if (!caps.is_object()) return false;
+    const auto ext = caps.find("extensions");
+    if (ext == caps.end() || !ext->is_object()) return false;
+    const auto t = ext->find(std::string(tasks_extension));
+    return t != ext->end() && t->is_object();
+}
+
+/// The -32021 error data naming the extension a request needs.
+[[nodiscard]] inline json tasks_required_capabilities() {
+    return json{{"requiredCapabilities", {{"extensions", {{std::string(tasks_extension), json::object()}}}}}};
+}
+
 
 /// The elicitation mode of an elicitation/create's params: "url" or "form" (the default when
 /// `mode` is absent, as before 2025-11-25); anything else is returned as given.
@@ -40838,28 +40644,6 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
 
 }  // namespace agentkit::mcp
 // ---- end <agentkit/mcp/protocol.hpp> ----
-// ---- begin <agentkit/mcp/server/request.hpp> ----
-// agentkit/mcp/server/request.hpp — what a handler (a tool, a prompt, a resource read) can do with the
-// MCP client while it serves one request: log to it, and ask it for input (elicitation,
-// sampling, roots), written once for both protocol eras.
-//
-//   [](const args& a, agentkit::tool_context& ctx) -> agentkit::result<std::string> {
-//       auto* rq = agentkit::mcp::request_of(ctx);     // nullptr when not called over MCP
-//       if (!rq) return "no client to ask";
-//       rq->log("info", "looking up " + a.city);
-//       auto answer = rq->ask(agentkit::mcp::input::elicit("user_name", "What is your name?", schema));
-//       if (!answer) return agentkit::fail(answer.error());   // (2026-07-28: the server answers input_required)
-//       return "Hello, " + (*answer)["content"]["name"].get<std::string>();
-//   }
-//
-// ask() in the handshake era (2025-11-25 and earlier) sends the request to the client on the
-// request's own stream and waits for its answer (bounded; cancelled with the call). In the
-// stateless era (2026-07-28) the server never sends requests: ask() returns the answer the
-// client sent with a retry (inputResponses, or an earlier round's answer carried in the signed
-// requestState); when there is none yet it fails with errc::input_required and the server
-// answers the whole request with an input_required result listing every input asked for, and
-// a requestState the client cannot alter. The same handler code serves both.
-
 
 #include <functional>
 #include <map>
@@ -40997,8 +40781,8 @@ public:
             }
             return out;
         }
-        std::lock_guard lock(mu_);
-        bool missing = false;
+        std::unique_lock lock(mu_);
+        std::vector<input_request> missing;
         for (const auto& r : rs) {
             asked_[r.key] = r.method;
             auto it = answers_.find(r.key);
@@ -41010,14 +40794,48 @@ public:
                 out[r.key] = *it;
                 continue;
             }
-            missing = true;
+            missing.push_back(r);
+        }
+        if (missing.empty()) return out;
+        if (task_ask_) {  // a task: the questions wait on tasks/get, the answers come by tasks/update
+            auto ask_in_task = task_ask_;
+            lock.unlock();
+            auto got = ask_in_task(missing, std::move(also));
+            if (!got) return fail(std::move(got).error());
+            lock.lock();
+            for (auto& [k, v] : *got) {
+                answers_[k] = v;
+                out[k] = std::move(v);
+            }
+            return out;
+        }
+        for (const auto& r : missing) {
             bool listed = false;
             for (const auto& p : pending_) listed = listed || p.key == r.key;
             if (!listed) pending_.push_back(r);
         }
-        if (missing)
-            return fail(errc::input_required, "waiting for the client's input", "The server answers with an input_required result.");
-        return out;
+        return fail(errc::input_required, "waiting for the client's input", "The server answers with an input_required result.");
+    }
+
+    /// Go on as a task (the tasks extension, 2026-07-28; mcp/server/tasks.hpp): the client is
+    /// answered now with a task handle and this handler's result becomes the task's; input
+    /// asked from here on waits for tasks/update. True when the request is (now) a task; false
+    /// when it cannot be one: not a tools/call of a tool that supports tasks, a client that did
+    /// not declare the extension, input already asked for this round, the server's tasks full.
+    /// Calling it is never required: a long call of a task-supporting tool becomes a task by itself.
+    bool start_task() {
+        std::function<bool()> f;
+        {
+            std::lock_guard lock(mu_);
+            if (task_ask_) return true;
+            f = start_task_;
+        }
+        return f && f();
+    }
+    /// True once this request runs as a task.
+    [[nodiscard]] bool in_task() const {
+        std::lock_guard lock(mu_);
+        return static_cast<bool>(task_ask_);
     }
 
     /// Something that sends a message (a notification) to this request's client after the
@@ -41047,12 +40865,27 @@ private:
     std::function<void(const json&)> send_;
     std::function<bool(const json&)> session_send_;
     std::function<result<json>(const input_request&, std::stop_token also)> ask_remote_;
+    std::function<bool()> start_task_;
+    std::function<result<std::map<std::string, json>>(const std::vector<input_request>&, std::stop_token also)> task_ask_;
     mutable std::mutex mu_;
     json answers_ = json::object();
     json asked_ = json::object();
     std::vector<input_request> pending_;
     json saved_state_;
     std::optional<std::string> protocol_error_;
+
+    /// The server makes this request a task: false when it already committed to an
+    /// input_required round.
+    bool enter_task(std::function<result<std::map<std::string, json>>(const std::vector<input_request>&, std::stop_token)> ask) {
+        std::lock_guard lock(mu_);
+        if (!pending_.empty() || protocol_error_) return false;
+        task_ask_ = std::move(ask);
+        return true;
+    }
+    void leave_task() {
+        std::lock_guard lock(mu_);
+        task_ask_ = nullptr;
+    }
 };
 
 namespace detail {
@@ -41093,6 +40926,621 @@ private:
 
 }  // namespace agentkit::mcp
 // ---- end <agentkit/mcp/server/request.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// Whether a tool's calls may become tasks.
+enum class task_support {
+    forbidden,  ///< always answered in its request
+    optional,   ///< a task when the handler asks for one or runs past promote_after
+    required,   ///< always a task; a client without the extension gets -32021
+};
+
+/// The server's tasks: how long they are kept, how often clients should poll, when a long call
+/// becomes one.
+struct task_options {
+    /// How long a task is kept from its creation (ttlMs); at least one second.
+    std::chrono::milliseconds ttl{std::chrono::hours(1)};
+    /// The polling interval suggested to clients (pollIntervalMs).
+    std::chrono::milliseconds poll_interval{500};
+    /// A call of a task-supporting tool that still runs after this becomes a task; 0: only when
+    /// its handler asks (request_context::start_task).
+    std::chrono::milliseconds promote_after{1000};
+    /// Most tasks kept at once.
+    std::size_t max_tasks = 1000;
+};
+
+namespace detail {
+
+/// A time as ISO 8601 in UTC, to the millisecond ("2026-12-03T17:45:28.123Z").
+[[nodiscard]] inline std::string iso_utc(std::chrono::system_clock::time_point t) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[40];
+    const auto n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    std::string out(buf, n);
+    const auto frac = static_cast<int>(ms % 1000);
+    out += '.';
+    out += static_cast<char>('0' + frac / 100);
+    out += static_cast<char>('0' + (frac / 10) % 10);
+    out += static_cast<char>('0' + frac % 10);
+    out += 'Z';
+    return out;
+}
+
+/// Where a server keeps its tasks. Thread-safe: every task is guarded by the store's one mutex
+/// (tasks/get, tasks/update and the handlers' waits are short).
+class task_store {
+public:
+    /// One task.
+    struct entry {
+        std::string id;
+        std::string principal;
+        std::string status = "working";  // working, input_required, completed, failed, cancelled
+        std::string message;             // statusMessage ("" = none)
+        std::chrono::system_clock::time_point created, updated;
+        std::chrono::steady_clock::time_point expires;
+        json result;                      // completed: the CallToolResult
+        json error;                       // failed: the JSON-RPC error
+        json outstanding = json::object();  // key → {method, params}, asked and not answered
+        std::set<std::string> issued;       // every key ever asked (never asked twice)
+        json answers = json::object();      // key → the client's answer, until the handler takes it
+        std::function<void()> stop;         // asks the handler to stop
+        [[nodiscard]] bool terminal() const { return status == "completed" || status == "failed" || status == "cancelled"; }
+    };
+
+    explicit task_store(task_options o = {}) : o_(o) {
+        if (o_.ttl < std::chrono::seconds(1)) o_.ttl = std::chrono::seconds(1);
+        if (o_.poll_interval < std::chrono::milliseconds(1)) o_.poll_interval = std::chrono::milliseconds(1);
+    }
+
+    [[nodiscard]] const task_options& options() const noexcept { return o_; }
+
+    /// A new working task of `principal`; nullptr when the store is full of running tasks or
+    /// there is no random source for its id.
+    std::shared_ptr<entry> create(std::string principal, std::function<void()> stop) {
+        std::string id = agentkit::random_hex(16);
+        if (id.empty()) return nullptr;
+        auto e = std::make_shared<entry>();
+        e->id = std::move(id);
+        e->principal = std::move(principal);
+        e->created = e->updated = std::chrono::system_clock::now();
+        e->expires = std::chrono::steady_clock::now() + o_.ttl;
+        e->stop = std::move(stop);
+        std::lock_guard lock(mu_);
+        purge_locked();
+        if (tasks_.size() >= std::max<std::size_t>(1, o_.max_tasks)) {
+            // the oldest finished task makes room; running ones are never dropped
+            auto oldest = tasks_.end();
+            for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
+                if (it->second->terminal() && (oldest == tasks_.end() || it->second->updated < oldest->second->updated)) oldest = it;
+            if (oldest == tasks_.end()) return nullptr;
+            tasks_.erase(oldest);
+        }
+        tasks_.emplace(e->id, e);
+        return e;
+    }
+
+    /// Forget a task that was never shown to a client.
+    void erase(const entry& e) {
+        std::lock_guard lock(mu_);
+        tasks_.erase(e.id);
+    }
+
+    /// The task as the wire shows it (Task fields and its status's payload), without
+    /// resultType.
+    [[nodiscard]] json view(const entry& e) const {
+        std::lock_guard lock(mu_);
+        return view_locked(e);
+    }
+
+    /// tasks/get: the task of that id and principal, or nothing when there is none (never
+    /// created, forgotten after its ttl, or another principal's).
+    [[nodiscard]] std::optional<json> get(std::string_view id, std::string_view principal) {
+        std::lock_guard lock(mu_);
+        purge_locked();
+        const auto* e = find_locked(id, principal);
+        if (e == nullptr) return std::nullopt;
+        return view_locked(*e);
+    }
+
+    /// tasks/update's outcome.
+    enum class update_result { accepted, unknown_task, invalid_answer };
+
+    /// tasks/update: answers to outstanding keys are taken (all or none: one malformed answer
+    /// refuses the whole update, naming it in `why`); keys not outstanding are ignored.
+    update_result update(std::string_view id, std::string_view principal, const json& responses, std::string& why) {
+        std::unique_lock lock(mu_);
+        purge_locked();
+        auto* e = find_locked(id, principal);
+        if (e == nullptr) return update_result::unknown_task;
+        for (const auto& [k, v] : responses.items()) {
+            if (!e->outstanding.contains(k)) continue;
+            const std::string m = e->outstanding[k].value("method", std::string());
+            if (!valid_input_response(m, v)) {
+                why = "inputResponses[\"" + k + "\"] is not a valid result of " + m;
+                return update_result::invalid_answer;
+            }
+        }
+        bool any = false;
+        for (const auto& [k, v] : responses.items()) {
+            if (!e->outstanding.contains(k)) continue;
+            e->answers[k] = v;
+            e->outstanding.erase(k);
+            any = true;
+        }
+        if (any) {
+            if (e->outstanding.empty() && e->status == "input_required") {
+                e->status = "working";
+                e->message.clear();
+            }
+            e->updated = std::chrono::system_clock::now();
+            cv_.notify_all();
+        }
+        return update_result::accepted;
+    }
+
+    /// tasks/cancel: a task not yet finished is cancelled at once and its handler asked to
+    /// stop; a finished one stays as it is. False when there is no such task.
+    bool cancel(std::string_view id, std::string_view principal) {
+        std::function<void()> stop;
+        {
+            std::lock_guard lock(mu_);
+            purge_locked();
+            auto* e = find_locked(id, principal);
+            if (e == nullptr) return false;
+            if (!e->terminal()) {
+                e->status = "cancelled";
+                e->message = "cancelled by the client";
+                e->outstanding = json::object();
+                e->updated = std::chrono::system_clock::now();
+                stop = e->stop;
+                cv_.notify_all();
+            }
+        }
+        if (stop) stop();
+        return true;
+    }
+
+    /// Stop every task still running (the server is going away): each is cancelled.
+    void cancel_all(std::string_view why) {
+        std::vector<std::function<void()>> stops;
+        {
+            std::lock_guard lock(mu_);
+            for (auto& [id, e] : tasks_) {
+                if (e->terminal()) continue;
+                e->status = "cancelled";
+                e->message = std::string(why);
+                e->outstanding = json::object();
+                e->updated = std::chrono::system_clock::now();
+                if (e->stop) stops.push_back(e->stop);
+            }
+            cv_.notify_all();
+        }
+        for (auto& s : stops) s();
+    }
+
+    /// The handler's answer ends the task: a JSON-RPC response message (its result: completed,
+    /// its error: failed). A task already cancelled stays so.
+    void finish(entry& e, const json& response) {
+        std::lock_guard lock(mu_);
+        if (e.terminal()) return;
+        e.outstanding = json::object();
+        e.updated = std::chrono::system_clock::now();
+        if (response.contains("result") && response["result"].is_object() && response["result"].value("resultType", "complete") == "complete") {
+            e.status = "completed";
+            e.result = response["result"];  // a 2026-07-28 CallToolResult: resultType "complete" kept
+            e.message.clear();
+        } else {
+            e.status = "failed";
+            e.error = response.contains("error") && response["error"].is_object()
+                          ? response["error"]
+                          : json{{"code", -32603}, {"message", "the task's handler answered with neither a result nor an error"}};
+            e.message = e.error.value("message", std::string("failed"));
+        }
+        cv_.notify_all();
+    }
+
+    /// A handler's progress, shown as the task's statusMessage while it works.
+    void set_message(entry& e, std::string message) {
+        std::lock_guard lock(mu_);
+        if (e.terminal() || e.status == "input_required") return;
+        e.message = std::move(message);
+        e.updated = std::chrono::system_clock::now();
+    }
+
+    /// A handler running as a task asks for input: the keys not answered yet become the
+    /// task's inputRequests (status input_required) until tasks/update answers all of them.
+    /// Errors: errc::tool_cancelled (the task was cancelled or the handler told to stop),
+    /// errc::timeout (the task's ttl passed), errc::internal (a key asked twice).
+    result<std::map<std::string, json>> wait_for_input(entry& e, const std::vector<input_request>& rs, std::stop_token stop) {
+        std::unique_lock lock(mu_);
+        std::map<std::string, json> out;
+        for (const auto& r : rs) {
+            if (e.answers.contains(r.key)) continue;  // answered since
+            if (e.issued.count(r.key) != 0 && !e.outstanding.contains(r.key))
+                return fail(errc::internal, "ask: the input key '" + r.key + "' was already used in this task; every request needs a key of its own");
+            e.issued.insert(r.key);
+            e.outstanding[r.key] = json{{"method", r.method}, {"params", r.params}};
+        }
+        if (!e.outstanding.empty() && !e.terminal()) {
+            e.status = "input_required";
+            e.message = "waiting for the client's input";
+            e.updated = std::chrono::system_clock::now();
+        }
+        auto answered = [&] {
+            for (const auto& r : rs)
+                if (!e.answers.contains(r.key)) return false;
+            return true;
+        };
+        const bool done = cv_.wait_until(lock, stop, e.expires, [&] { return e.terminal() || answered(); });
+        if (e.terminal() || stop.stop_requested()) return fail(errc::tool_cancelled, "the task was cancelled while it waited for input");
+        if (!done) return fail(errc::timeout, "the client did not answer the task's input requests within its ttl");
+        for (const auto& r : rs) {
+            out[r.key] = e.answers[r.key];
+            e.answers.erase(r.key);
+        }
+        return out;
+    }
+
+    /// Tasks kept now.
+    [[nodiscard]] std::size_t size() const {
+        std::lock_guard lock(mu_);
+        return tasks_.size();
+    }
+
+private:
+    json view_locked(const entry& e) const {
+        json j{{"taskId", e.id},
+               {"status", e.status},
+               {"createdAt", iso_utc(e.created)},
+               {"lastUpdatedAt", iso_utc(e.updated)},
+               {"ttlMs", std::chrono::duration_cast<std::chrono::milliseconds>(o_.ttl).count()},
+               {"pollIntervalMs", std::chrono::duration_cast<std::chrono::milliseconds>(o_.poll_interval).count()}};
+        if (!e.message.empty()) j["statusMessage"] = e.message;
+        if (e.status == "input_required" && !e.outstanding.empty()) j["inputRequests"] = e.outstanding;
+        if (e.status == "completed") j["result"] = e.result;
+        if (e.status == "failed") j["error"] = e.error;
+        return j;
+    }
+
+    entry* find_locked(std::string_view id, std::string_view principal) {
+        auto it = tasks_.find(id);
+        if (it == tasks_.end() || it->second->principal != principal) return nullptr;
+        return it->second.get();
+    }
+
+    /// Forget tasks past their ttl; one still running is asked to stop.
+    void purge_locked() {
+        const auto now = std::chrono::steady_clock::now();
+        for (auto it = tasks_.begin(); it != tasks_.end();) {
+            if (it->second->expires > now) {
+                ++it;
+                continue;
+            }
+            auto& e = *it->second;
+            if (!e.terminal()) {
+                e.status = "failed";
+                e.error = json{{"code", -32603}, {"message", "the task outlived its ttl"}};
+                if (e.stop) e.stop();  // a stop_source request: does not call back into the store
+            }
+            it = tasks_.erase(it);
+        }
+        cv_.notify_all();
+    }
+
+    task_options o_;
+    mutable std::mutex mu_;
+    std::condition_variable_any cv_;
+    std::map<std::string, std::shared_ptr<entry>, std::less<>> tasks_;
+};
+
+}  // namespace detail
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/server/tasks.hpp> ----
+// ---- begin <agentkit/visibility/masked_call.hpp> ----
+// agentkit/visibility/masked_call.hpp — the one rule for a call that meets a masker.
+//
+// A call goes, in this order, to:
+//   1. the masker, when it is one of the masker's meta-tools (menu_enter, tool_search, ...):
+//      its answer is the result (a masker that throws is reported as `internal`, never
+//      propagated; a meta-tool the masker does not handle now answers as a hidden tool);
+//   2. the masker's guidance, when the tool is not visible now (a hidden host tool, or a name
+//      the masker knows, such as a deferred tool's capability.unsupported envelope);
+//   3. the toolbox's "no tool named …" answer (with the closest names), when nobody knows it;
+//   4. the tool itself, when it is visible: the caller runs it, then calls masked_observe().
+//
+// agent_session's model loop, its serve_call() and the MCP server's masked backend all use
+// this, so a call is answered the same way whoever makes it.
+//
+//   auto route = agentkit::masked_call(masker, box, meta_names, name, args);
+//   if (route.answer) return std::move(*route.answer);          // 1-3
+//   auto r = box.call_at(*route.index, args, ctx);               // 4
+//   agentkit::masked_observe(masker, name, args, r);
+
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace agentkit {
+
+/// Where a call goes: `answer` when it does not reach a host tool, else the tool's `index` in the
+/// toolbox. `meta` tells that the masker answered one of its meta-tools.
+struct masked_route {
+    /// The result when the call does not reach a host tool (a meta-tool, a hidden or unknown tool).
+    std::optional<result<tool_output>> answer;
+    std::optional<std::size_t> index;  ///< the host tool's index in the toolbox when the call reaches it
+    bool meta = false;                 ///< the masker answered one of its meta-tools
+};
+
+/// Decide where a call goes (see the file comment). `is_meta(name)` says whether `name` is one of
+/// the masker's meta-tools; `box` offers find(name) and unknown(name). Never throws.
+template <masker M, class Box, class IsMeta>
+[[nodiscard]] masked_route masked_call(M& m, const Box& box, IsMeta&& is_meta, std::string_view name, const json& args) {
+    masked_route route;
+    if (is_meta(name)) {
+        route.meta = true;
+        std::optional<result<tool_output>> r;
+        try {
+            r = m.handle_meta(name, args);
+        } catch (...) {
+            r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+        }
+        route.answer = r ? std::move(*r) : m.answer_hidden(name);
+        return route;
+    }
+    const auto idx = box.find(name);
+    if (!m.is_visible(name)) {
+        // a hidden host tool: the masker's guidance; another name: the masker may still know it
+        // (a deferred tool's envelope, a normal result), else it is unknown
+        result<tool_output> h = m.answer_hidden(name);
+        if (!h && !idx) h = result<tool_output>(box.unknown(name));
+        route.answer = std::move(h);
+        return route;
+    }
+    if (!idx) {
+        route.answer = result<tool_output>(box.unknown(name));
+        return route;
+    }
+    route.index = idx;
+    return route;
+}
+
+/// Tell the masker how a host tool call that ran ended (routers learn from successful calls).
+template <masker M>
+void masked_observe(M& m, std::string_view name, const json& args, const result<tool_output>& r) {
+    m.observe_call(name, args, r.has_value() && !r->is_error);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/masked_call.hpp> ----
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+/// The MCP server: a backend of tools, resources and prompts served over stdio or HTTP.
+namespace agentkit::mcp {
+
+/// What a server serves. Build one with backend_for(); or fill the functions yourself.
+struct backend {
+    // ---- tools
+    /// Tools visible now, in a deterministic order.
+    std::function<std::vector<tool_info>()> list_tools;
+    /// Run a tool (visibility, validation and dispatch included). Never throws.
+    std::function<result<tool_output>(std::string_view name, const json& args, tool_context& ctx)> call_tool;
+    /// True when the tool may run concurrently with other parallel-safe calls.
+    std::function<bool(std::string_view name)> parallel_safe;
+    /// Whether the tool's calls may become tasks (mcp/server/tasks.hpp); empty: optional for a
+    /// tool with the long_running trait, forbidden for the others.
+    std::function<mcp::task_support(std::string_view name)> task_support_of;
+    /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
+    std::function<std::uint64_t()> version;
+    /// What the client's model should know to use these tools (optional): a masker's account of
+    /// its meta-tools. The server sends it as its instructions, after server_options::instructions.
+    std::function<std::string()> instructions;
+
+    // ---- resources (optional)
+    /// The resources, for resources/list.
+    std::function<std::vector<resource_info>()> list_resources;
+    /// The resource templates, for resources/templates/list.
+    std::function<std::vector<resource_template_info>()> list_resource_templates;
+    /// Read a resource; errc::not_found (details {"uri"}) when there is none.
+    std::function<result<std::vector<resource_contents>>(std::string_view uri, tool_context& ctx)> read_resource;
+
+    // ---- prompts (optional)
+    /// The prompts, for prompts/list.
+    std::function<std::vector<prompt_info>()> list_prompts;
+    /// Get a prompt; errc::not_found when there is none, errc::args_invalid for bad arguments.
+    std::function<result<prompt_result>(std::string_view name, const json& args, tool_context& ctx)> get_prompt;
+
+    // ---- completions (optional)
+    /// `ref` is {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}; nothing when
+    /// the reference completes nothing (answered with no values).
+    std::function<std::optional<completion>(const json& ref, std::string_view argument, std::string_view value, const json& context)>
+        complete;
+
+    // ---- lifetime (optional)
+    /// What the functions above refer to, when the backend is to keep it alive: a host that
+    /// makes a server per client (its own browser, tools and masker) hands them over here, and
+    /// they are released with the backend, after the server serving it has stopped.
+    std::shared_ptr<void> owner;
+
+    /// True when tools are served (list_tools is set).
+    [[nodiscard]] bool has_tools() const noexcept { return static_cast<bool>(list_tools); }
+    /// True when resources are served (read_resource is set).
+    [[nodiscard]] bool has_resources() const noexcept { return static_cast<bool>(read_resource); }
+    /// True when prompts are served (get_prompt is set).
+    [[nodiscard]] bool has_prompts() const noexcept { return static_cast<bool>(get_prompt); }
+    /// True when completions are served (complete is set).
+    [[nodiscard]] bool has_completions() const noexcept { return static_cast<bool>(complete); }
+};
+
+/// A backend serving every tool of a toolbox.
+template <class Toolbox>
+[[nodiscard]] backend backend_for(const Toolbox& box) {
+    backend b;
+    b.list_tools = [&box] { return box.infos(); };
+    b.call_tool = [&box](std::string_view name, const json& args, tool_context& ctx) { return box.call(name, args, ctx); };
+    b.parallel_safe = [&box](std::string_view name) {
+        auto i = box.find(name);
+        return i && box.infos()[*i].traits.is_parallel_safe();
+    };
+    b.version = [] { return std::uint64_t{0}; };
+    return b;
+}
+
+/// A backend serving a toolbox through a visibility masker (meta-tools included; hidden tools
+/// answered by the masker; the masker observes every call). The masker is used under a lock.
+template <class Toolbox, masker Masker>
+[[nodiscard]] backend backend_for(const Toolbox& box, Masker& m) {
+    struct shared {
+        const Toolbox* box;
+        Masker* m;
+        std::set<std::string, std::less<>> meta_names;
+        std::mutex mu;
+    };
+    auto s = std::make_shared<shared>();
+    s->box = &box;
+    s->m = &m;
+    {
+        std::lock_guard lock(s->mu);
+        m.bind(box.infos());
+        for (const auto& t : m.meta_tools()) s->meta_names.insert(t.name);
+    }
+    backend b;
+    b.list_tools = [s] {
+        std::lock_guard lock(s->mu);
+        std::vector<tool_info> out = served_meta_tools(*s->m);  // not complete, message_user: a session's
+        for (const auto& t : s->box->infos())
+            if (s->m->is_visible(t.name)) out.push_back(t);
+        return out;
+    };
+    b.call_tool = [s](std::string_view name, const json& args, tool_context& ctx) -> result<tool_output> {
+        masked_route route;
+        {
+            std::lock_guard lock(s->mu);
+            if (session_only_tool(*s->m, name) && !s->box->find(name)) return fail(session_only_refusal(name));
+            route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
+        }
+        if (route.answer) return std::move(*route.answer);
+        auto r = s->box->call_at(*route.index, args, ctx);
+        std::lock_guard lock(s->mu);
+        masked_observe(*s->m, name, args, r);
+        return r;
+    };
+    b.parallel_safe = [s](std::string_view name) {
+        auto i = s->box->find(name);
+        return i && s->box->infos()[*i].traits.is_parallel_safe();
+    };
+    b.version = [s] {
+        std::lock_guard lock(s->mu);
+        return static_cast<std::uint64_t>(s->m->version());
+    };
+    b.instructions = [s] {
+        std::lock_guard lock(s->mu);
+        return mcp_instructions_of(*s->m);
+    };
+    return b;
+}
+
+/// A session that can be served (agentkit::agent_session): its visible tools, its call path.
+template <class S>
+concept servable_session = requires(S& s, const S& cs, std::string_view n, const json& a, tool_context& ctx) {
+    { cs.served_tools() } -> std::convertible_to<std::vector<tool_info>>;
+    { s.serve_call(n, a, ctx) } -> std::same_as<result<tool_output>>;
+    { cs.serve_parallel_safe(n) } -> std::convertible_to<bool>;
+    { cs.serve_version() } -> std::convertible_to<std::uint64_t>;
+};
+
+/// A backend serving an agent session: the tools its masker shows now (meta-tools included),
+/// called through the session so that its formatter (budgets, cut text stored as artifacts)
+/// and masker apply exactly as in its own model loop. The session must outlive the server.
+template <servable_session Session>
+[[nodiscard]] backend backend_for(Session& session) {
+    backend b;
+    b.list_tools = [&session] { return session.served_tools(); };
+    b.call_tool = [&session](std::string_view name, const json& args, tool_context& ctx) {
+        return session.serve_call(name, args, ctx);
+    };
+    b.parallel_safe = [&session](std::string_view name) { return session.serve_parallel_safe(name); };
+    b.version = [&session] { return session.serve_version(); };
+    return b;
+}
+
+namespace detail {
+/// Chain a completion source before what `b` already completes.
+inline void chain_completion(backend& b, std::function<std::optional<completion>(const json&, std::string_view, std::string_view, const json&)> f) {
+    auto prev = std::move(b.complete);
+    b.complete = [f = std::move(f), prev = std::move(prev)](const json& ref, std::string_view arg, std::string_view value,
+                                                            const json& context) -> std::optional<completion> {
+        if (auto c = f(ref, arg, value, context)) return c;
+        if (prev) return prev(ref, arg, value, context);
+        return std::nullopt;
+    };
+}
+}  // namespace detail
+
+/// Serve a resource_set (a copy is kept): resources/list, resources/templates/list,
+/// resources/read, and completions of its templates' variables.
+template <class... Rs>
+void add_resources(backend& b, resource_set<Rs...> set) {
+    auto s = std::make_shared<const resource_set<Rs...>>(std::move(set));
+    b.list_resources = [s] { return s->list(); };
+    b.list_resource_templates = [s] { return s->templates(); };
+    b.read_resource = [s](std::string_view uri, tool_context& ctx) { return s->read(uri, ctx); };
+    detail::chain_completion(b, [s](const json& ref, std::string_view arg, std::string_view value, const json& context) -> std::optional<completion> {
+        if (!ref.is_object() || ref.value("type", "") != "ref/resource" || !ref.contains("uri") || !ref["uri"].is_string())
+            return std::nullopt;
+        return s->complete(ref["uri"].get<std::string>(), arg, value, context);
+    });
+}
+
+/// Serve a prompt_set (a copy is kept): prompts/list, prompts/get, and completions of their
+/// arguments.
+template <class... Ps>
+void add_prompts(backend& b, prompt_set<Ps...> set) {
+    auto s = std::make_shared<const prompt_set<Ps...>>(std::move(set));
+    b.list_prompts = [s] { return s->list(); };
+    b.get_prompt = [s](std::string_view name, const json& args, tool_context& ctx) { return s->get(name, args, ctx); };
+    detail::chain_completion(b, [s](const json& ref, std::string_view arg, std::string_view value, const json& context) -> std::optional<completion> {
+        if (!ref.is_object() || ref.value("type", "") != "ref/prompt" || !ref.contains("name") || !ref["name"].is_string())
+            return std::nullopt;
+        return s->complete(ref["name"].get<std::string>(), arg, value, context);
+    });
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/server/backend.hpp> ----
 
 #include <algorithm>
 #include <cmath>
@@ -41167,6 +41615,9 @@ struct server_options {
     std::chrono::seconds request_state_ttl{std::chrono::minutes(10)};
     /// requestState protection (empty: the built-in server-side store).
     state_codec request_state;
+    /// Tasks (the tasks extension, stateless era): how long they are kept, the polling interval
+    /// suggested, when a long call becomes one (mcp/server/tasks.hpp).
+    task_options tasks;
     /// A successful tools/call result leaves isError out (the schema's default is false), as
     /// some servers write theirs (Playwright MCP); false: always sent.
     bool omit_false_is_error = false;
@@ -41221,6 +41672,7 @@ private:
     struct call_state {
         std::stop_source stop;
         std::atomic<bool> cancelled{false};
+        std::atomic<bool> detached{false};  // answered with a task: nothing more goes to its stream
         std::function<void()> on_cancel;  // a listener's removal
     };
     struct awaited {
@@ -41337,7 +41789,7 @@ public:
     using sink = std::function<void(const std::string& line)>;
 
     /// A server of this backend with these options.
-    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {
+    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)), tasks_(o_.tasks) {
         default_ = open_session();
         default_reply_ = [this](const std::string& m, bool) { default_->emit(m); };
         if (!o_.request_state.seal || !o_.request_state.open) {
@@ -41600,6 +42052,7 @@ public:
             closing_ = true;
         }
         end_listeners();
+        stop_promoter();
         std::unique_lock lock(calls_mu_);
         if (!calls_cv_.wait_for(lock, bound / 2, [&] { return running_ == 0; })) {
             lock.unlock();
@@ -41625,6 +42078,7 @@ public:
     /// sent, as the client did not cancel them. Server requests waiting for a client fail.
     /// Used when the process is told to terminate.
     void cancel_all() {
+        tasks_.cancel_all("the server is shutting down");
         for (auto& s : live_sessions()) {
             std::vector<std::shared_ptr<session::awaited>> waits;
             {
@@ -41676,6 +42130,7 @@ public:
         if (b_.has_prompts()) c["prompts"] = {{"listChanged", true}};
         if (b_.has_completions()) c["completions"] = json::object();
         c["logging"] = json::object();
+        if (stateless && b_.has_tools()) c["extensions"] = {{std::string(tasks_extension), json::object()}};
         return c;
     }
 
@@ -41819,7 +42274,7 @@ private:
         if (b_.has_resources() && (m == "resources/list" || m == "resources/templates/list" || m == "resources/read")) return true;
         if (b_.has_prompts() && (m == "prompts/list" || m == "prompts/get")) return true;
         if (b_.has_completions() && m == "completion/complete") return true;
-        if (stateless) return m == "subscriptions/listen";
+        if (stateless) return m == "subscriptions/listen" || m == "tasks/get" || m == "tasks/update" || m == "tasks/cancel";
         if (m == "initialize" || m == "ping" || m == "logging/setLevel") return true;
         return b_.has_resources() && (m == "resources/subscribe" || m == "resources/unsubscribe");
     }
@@ -41932,6 +42387,10 @@ private:
             finish(json::object());
             return;
         }
+        if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
+            handle_task_request(s, id, method, params, meta, reply);
+            return;
+        }
         if (method == "tools/list") {
             std::vector<tool_info> tools = b_.list_tools ? b_.list_tools() : std::vector<tool_info>{};
             auto pg = detail::page_of(params, tools.size(), o_.page_size);
@@ -42005,6 +42464,59 @@ private:
         }
         // tools/call, prompts/get, resources/read: handlers, on a worker.
         start_handler(s, id, method, params, stateless, meta, reply, event_id);
+    }
+
+    /// tasks/get, tasks/update, tasks/cancel (stateless era): the client must declare the
+    /// extension on the request itself, before any task is looked up.
+    void handle_task_request(session& s, const json& id, const std::string& method, const json& params, const json& meta,
+                             const reply_fn& reply) {
+        if (!declares_tasks(meta.value(meta_key::client_capabilities, json()))) {
+            send_error(reply, id, code::missing_client_capability,
+                       "Missing required client capability: " + method + " needs the tasks extension (" + std::string(tasks_extension) +
+                           ") in this request's clientCapabilities.extensions",
+                       tasks_required_capabilities());
+            return;
+        }
+        const json tid = params.value("taskId", json());
+        if (!tid.is_string() || tid.get_ref<const std::string&>().empty()) {
+            send_error(reply, id, code::invalid_params, "Invalid params: " + method + " needs \"taskId\" (the string a CreateTaskResult gave)");
+            return;
+        }
+        const std::string& task_id = tid.get_ref<const std::string&>();
+        const std::string principal = principal_of(s);
+        auto not_found = [&] {
+            std::string shown = task_id.size() > 80 ? task_id.substr(0, 80) + "..." : task_id;
+            send_error(reply, id, code::invalid_params,
+                       "Task not found: " + shown + " (never created here, past its ttlMs, or another client's)");
+        };
+        if (method == "tasks/get") {
+            auto v = tasks_.get(task_id, principal);
+            if (!v) return not_found();
+            (*v)["resultType"] = "complete";
+            send_result(reply, id, std::move(*v));
+            return;
+        }
+        if (method == "tasks/cancel") {
+            if (!tasks_.cancel(task_id, principal)) return not_found();
+            send_result(reply, id, json{{"resultType", "complete"}});
+            return;
+        }
+        const json responses = params.value("inputResponses", json());
+        if (!responses.is_object()) {
+            send_error(reply, id, code::invalid_params, "Invalid params: tasks/update needs \"inputResponses\" (an object: key → the answer)");
+            return;
+        }
+        std::string why;
+        switch (tasks_.update(task_id, principal, responses, why)) {
+            case detail::task_store::update_result::unknown_task:
+                return not_found();
+            case detail::task_store::update_result::invalid_answer:
+                send_error(reply, id, code::invalid_params, "Invalid params: " + why + "; nothing of this update was taken");
+                return;
+            case detail::task_store::update_result::accepted:
+                break;
+        }
+        send_result(reply, id, json{{"resultType", "complete"}});
     }
 
     void complete(const json& id, const json& params, const reply_fn& reply, bool stateless) {
@@ -42169,7 +42681,21 @@ private:
         json answers = json::object();
         json asked = json::object();
         json saved_state;
+        // tasks: whether this call may become one, and the one it became
+        task_support tasks = task_support::forbidden;  // forbidden unless the client declared the extension
+        std::mutex task_mu;
+        bool answered = false;              // its response went out in its request
+        request_context* rq = nullptr;      // while the handler runs
+        std::shared_ptr<detail::task_store::entry> task;
     };
+
+    /// A tool's task support: the backend's word, else its long_running trait.
+    task_support task_support_of(const std::string& tool) {
+        if (b_.task_support_of) return b_.task_support_of(tool);
+        auto m = schemas();
+        auto it = m->find(tool);
+        return it != m->end() && it->second.traits.is_long_running() ? task_support::optional : task_support::forbidden;
+    }
 
     /// The name or URI a request is about, and its arguments (for requestState binding).
     static std::pair<std::string, json> target_of(const std::string& method, const json& params) {
@@ -42222,6 +42748,19 @@ private:
         c->reply = reply;
         c->event_id = event_id;
         c->st = std::make_shared<session::call_state>();
+        if (stateless && method == "tools/call") {
+            const task_support ts = task_support_of(params["name"].get<std::string>());
+            const bool declared = declares_tasks(meta.value(meta_key::client_capabilities, json()));
+            if (ts == task_support::required && !declared) {
+                send_error(reply, id, code::missing_client_capability,
+                           "Missing required client capability: the tool " + params["name"].get<std::string>() +
+                               " runs only as a task; declare the tasks extension (" + std::string(tasks_extension) +
+                               ") in this request's clientCapabilities.extensions",
+                           tasks_required_capabilities());
+                return;
+            }
+            if (declared) c->tasks = ts;
+        }
         if (stateless) {
             // The client's answers of earlier rounds (in the requestState) and of this one.
             if (params.contains("inputResponses") && !params["inputResponses"].is_object()) {
@@ -42265,7 +42804,7 @@ private:
             s.in_flight_.emplace(c->key, c->st);
         }
         std::lock_guard lock(calls_mu_);
-        queue_.push_back([this, c] { run_handler(*c); });
+        queue_.push_back([this, c] { run_handler(c); });
         // One more worker when the queue holds more tasks than there are idle workers to take
         // them, up to max_in_flight. (Counting only "no idle worker" let a second task wait
         // behind a long first one: one idle worker, notified but not yet awake, counted for both.)
@@ -42344,13 +42883,111 @@ private:
         return w->response["result"];
     }
 
+    /// A progress report as a task's statusMessage.
+    static std::string progress_text(double p, std::optional<double> total, std::string_view msg) {
+        if (!msg.empty()) return std::string(msg);
+        auto num = [](double v) {
+            json j = v == std::floor(v) && std::fabs(v) < 1e15 ? json(static_cast<std::int64_t>(v)) : json(v);
+            return j.dump();
+        };
+        return total ? "progress " + num(p) + " of " + num(*total) : "progress " + num(p);
+    }
+
+    /// Make a running tools/call a task: the task is stored, the request answered with its
+    /// handle, and from then on the handler's input waits on the task and its result ends it.
+    /// False when the call was answered or cancelled already, committed to an input_required
+    /// round, or the store is full. Called by the handler (request_context::start_task) or
+    /// the promoter.
+    bool promote(handler_call& c) {
+        std::lock_guard tl(c.task_mu);
+        if (c.task) return true;
+        if (c.answered || c.rq == nullptr || c.tasks == task_support::forbidden) return false;
+        auto t = tasks_.create(principal_of(*c.s), [st = c.st] { st->stop.request_stop(); });
+        if (!t) {
+            log("warning", "mcp", "a call of " + detail::request_target(c.method, c.params) + " could not become a task: " +
+                                      std::to_string(o_.tasks.max_tasks) + " tasks still run (server_options::tasks.max_tasks)");
+            return false;
+        }
+        std::weak_ptr<detail::task_store::entry> wt = t;
+        std::stop_token stop = c.st->stop.get_token();
+        auto ask = [this, wt, stop](const std::vector<input_request>& rs, std::stop_token also) -> result<std::map<std::string, json>> {
+            auto task = wt.lock();
+            if (!task) return fail(errc::tool_cancelled, "the task is gone");
+            std::stop_source either;
+            std::stop_callback on_stop(stop, [&either] { either.request_stop(); });
+            std::stop_callback on_also(also, [&either] { either.request_stop(); });
+            return tasks_.wait_for_input(*task, rs, either.get_token());
+        };
+        if (!c.rq->enter_task(std::move(ask))) {
+            tasks_.erase(*t);
+            return false;
+        }
+        {
+            std::lock_guard lock(c.s->mu_);
+            if (c.st->cancelled.load()) {
+                c.rq->leave_task();
+                tasks_.erase(*t);
+                return false;
+            }
+            c.s->in_flight_.erase(c.key);  // answered now; notifications/cancelled no longer reaches it
+        }
+        c.st->detached = true;
+        c.task = t;
+        json r = tasks_.view(*t);
+        r["resultType"] = "task";
+        send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}}, true);
+        return true;
+    }
+
+    /// Promote `c` once it has run for tasks.promote_after (one thread serves every call).
+    void schedule_promotion(const std::shared_ptr<handler_call>& c) {
+        std::lock_guard lock(promoter_mu_);
+        if (promoter_stop_) return;
+        due_.emplace(std::chrono::steady_clock::now() + o_.tasks.promote_after, c);
+        if (!promoter_.joinable()) promoter_ = std::thread([this] { promoter_loop(); });
+        promoter_cv_.notify_all();
+    }
+
+    void promoter_loop() {
+        std::unique_lock lock(promoter_mu_);
+        while (!promoter_stop_) {
+            if (due_.empty()) {
+                promoter_cv_.wait(lock);
+                continue;
+            }
+            const auto when = due_.begin()->first;
+            if (std::chrono::steady_clock::now() < when) {
+                promoter_cv_.wait_until(lock, when);
+                continue;
+            }
+            std::weak_ptr<handler_call> w = due_.begin()->second;
+            due_.erase(due_.begin());
+            lock.unlock();
+            if (auto c = w.lock()) promote(*c);
+            lock.lock();
+        }
+    }
+
+    void stop_promoter() {
+        std::thread t;
+        {
+            std::lock_guard lock(promoter_mu_);
+            promoter_stop_ = true;
+            due_.clear();
+            t = std::move(promoter_);
+        }
+        promoter_cv_.notify_all();
+        if (t.joinable()) t.join();
+    }
+
     json output_schema_of(std::string_view tool) {
         auto m = schemas();
         auto it = m->find(tool);
         return it == m->end() ? json() : it->second.second;
     }
 
-    void run_handler(handler_call& c) {
+    void run_handler(const std::shared_ptr<handler_call>& cp) {
+        handler_call& c = *cp;
         tool_context ctx;
         ctx.stop = c.st->stop.get_token();
         ctx.call_id = c.key;
@@ -42364,12 +43001,22 @@ private:
         json progress_token;
         if (auto m = c.params.find("_meta"); m != c.params.end() && m->is_object() && m->contains("progressToken"))
             progress_token = (*m)["progressToken"];
-        if (!progress_token.is_null()) {
+        if (!progress_token.is_null() || c.tasks != task_support::forbidden) {
             auto last = std::make_shared<double>(-1.0);
             const reply_fn reply = c.reply;
             auto st = c.st;
-            ctx.on_progress = [reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
-                if (p <= *last || st->cancelled.load()) return;  // progress must increase
+            handler_call* call = &c;  // outlives the handler, the only caller of on_progress
+            ctx.on_progress = [this, call, reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
+                if (st->detached.load()) {  // a task: its progress is its statusMessage
+                    std::shared_ptr<detail::task_store::entry> t;
+                    {
+                        std::lock_guard tl(call->task_mu);
+                        t = call->task;
+                    }
+                    if (t) tasks_.set_message(*t, progress_text(p, total, msg));
+                    return;
+                }
+                if (progress_token.is_null() || p <= *last || st->cancelled.load()) return;  // progress must increase
                 *last = p;
                 json n{{"progressToken", progress_token}, {"progress", p}};
                 if (total) n["total"] = *total;
@@ -42400,8 +43047,16 @@ private:
             const reply_fn reply = c.reply;
             auto st = c.st;
             rq.send_ = [reply, st](const json& j) {
-                if (!st->cancelled.load()) send_to(reply, j, false);
+                if (!st->cancelled.load() && !st->detached.load()) send_to(reply, j, false);
             };
+        }
+        if (c.tasks != task_support::forbidden) {
+            {
+                std::lock_guard tl(c.task_mu);
+                c.rq = &rq;
+            }
+            rq.start_task_ = [this, &c] { return promote(c); };
+            if (o_.tasks.promote_after.count() > 0) schedule_promotion(cp);
         }
         detail::request_binding binding(ctx, rq);
 
@@ -42544,6 +43199,32 @@ private:
                 fail_with(code::internal_error, "the handler answered nothing");
             }
         }
+        // A call that became a task ends its task; one that did not is answered here, and a
+        // promotion is refused from now on (both decided under task_mu).
+        std::shared_ptr<detail::task_store::entry> task;
+        {
+            std::lock_guard tl(c.task_mu);
+            c.rq = nullptr;
+            task = c.task;
+            if (!task) c.answered = true;
+        }
+        if (task) {
+            tasks_.finish(*task, response);
+            std::lock_guard lock(calls_mu_);
+            --running_;
+            calls_cv_.notify_all();
+            return;
+        }
+        // A tool that runs only as a task, finished before it became one: a task already done.
+        if (c.tasks == task_support::required && response.contains("result") && response["result"].value("resultType", "") == "complete") {
+            if (auto t = tasks_.create(principal_of(*c.s), nullptr)) {
+                tasks_.finish(*t, response);
+                json r = tasks_.view(*t);
+                r.erase("result");
+                r["resultType"] = "task";
+                response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}};
+            }
+        }
         // Whether it is answered is decided with the request leaving the in-flight map, under the
         // lock a cancellation takes to find it: a cancellation handled before this point is never
         // followed by the response; one handled after it names a finished request.
@@ -42574,7 +43255,12 @@ private:
         calls_cv_.notify_all();
     }
 
-    using schema_map = std::map<std::string, std::pair<json, json>, std::less<>>;  // name → (input, output)
+    struct tool_schemas {
+        json first;   // inputSchema
+        json second;  // outputSchema (null: none)
+        agentkit::traits traits;
+    };
+    using schema_map = std::map<std::string, tool_schemas, std::less<>>;  // name → its schemas and traits
 
     /// The visible tools' schemas, rebuilt when the backend's version changes.
     std::shared_ptr<const schema_map> schemas() {
@@ -42583,7 +43269,7 @@ private:
         if (!schemas_ || schemas_version_ != v) {
             auto m = std::make_shared<schema_map>();
             for (const auto& t : b_.list_tools ? b_.list_tools() : std::vector<tool_info>{})
-                (*m)[t.name] = {t.input_schema, t.output_schema ? *t.output_schema : json()};
+                (*m)[t.name] = {t.input_schema, t.output_schema ? *t.output_schema : json(), t.traits};
             schemas_ = std::move(m);
             schemas_version_ = v;
         }
@@ -42646,6 +43332,12 @@ private:
     bool closing_ = false;
     bool stop_workers_ = false;
     std::shared_mutex exclusive_;
+    detail::task_store tasks_;
+    std::mutex promoter_mu_;
+    std::condition_variable promoter_cv_;
+    std::multimap<std::chrono::steady_clock::time_point, std::weak_ptr<handler_call>> due_;
+    std::thread promoter_;
+    bool promoter_stop_ = false;
 };
 
 // ---- transports -------------------------------------------------------------------------------
@@ -42860,7 +43552,9 @@ public:
 // speaks statelessly; an input_required result has its inputRequests answered through the host's
 // callbacks (elicitation, sampling, roots) and the request is sent again, with a new id, its
 // inputResponses and the server's requestState unchanged (at most max_input_rounds times). A
-// result without resultType is complete. Notifications come on a subscriptions/listen stream
+// result without resultType is complete; a "task" result (the tasks extension, declared on every
+// request unless client_options::tasks is false) is followed to its end by call_tool(), and
+// await_task() follows one by its id. Notifications come on a subscriptions/listen stream
 // the client keeps open (client_options::listen) for the list_changed kinds the host has
 // callbacks for and the server offers: when it ends it is opened again with backoff, and the
 // host's callbacks are called then, since changes meanwhile were not replayed.
@@ -42902,6 +43596,7 @@ public:
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -42933,10 +43628,16 @@ struct client_options {
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
     int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
-    /// Tasks (2025-11-25): called on the thread of a call_tool() that became the server's task,
-    /// with its taskId, before it is polled: a host relaying the server's requests can then tell
-    /// which call one that names the task (`_meta` related-task) belongs to.
+    /// Tasks (2025-11-25, and the 2026-07-28 extension): called on the thread of a call_tool()
+    /// that became the server's task, with its taskId, before it is polled: a host relaying the
+    /// server's requests can then tell which call one that names the task (`_meta` related-task)
+    /// belongs to, and a host that keeps the id can follow the task from another connection
+    /// (await_task()).
     std::function<void(const std::string& task_id)> on_task_started;
+    /// Tasks (the 2026-07-28 extension, io.modelcontextprotocol/tasks): declare it on every
+    /// request, so that a server may answer a tools/call with a task, which call_tool() follows
+    /// to its end (await_task()). false: every tools/call is answered in its request.
+    bool tasks = true;
     /// Tasks (2025-11-25): the lifetime asked for when a tool is called as a task.
     std::chrono::milliseconds task_ttl{300000};
     /// Tasks: the wait between tasks/get polls when the server suggests none (its pollInterval
@@ -43119,6 +43820,7 @@ private:
         if (!meta.is_object()) meta = json::object();
         meta[meta_key::protocol_version] = version_;
         meta[meta_key::client_capabilities] = caps_;
+        if (o_.tasks) meta[meta_key::client_capabilities]["extensions"][std::string(tasks_extension)] = json::object();
         meta[meta_key::client_info] = json{{"name", o_.client_name}, {"version", o_.client_version}};
         return params;
     }
@@ -43343,7 +44045,46 @@ public:
             if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
             return fail(std::move(e));
         }
+        if (r->is_object() && r->value("resultType", "") == "task") return follow_task(std::string(tool), std::move(*r), ctx, true);
         return output_of(*r);
+    }
+
+    /// Follow a task of the tasks extension (2026-07-28) to its end, by its id: one that a
+    /// call_tool() of this or another connection started (client_options::on_task_started gives
+    /// the id), e.g. after the host reconnected. tasks/get at the task's pollIntervalMs (kept
+    /// within task_poll_min and task_poll_max); its questions (inputRequests) answered through
+    /// the host's callbacks and sent with tasks/update; its statusMessage passed to
+    /// ctx.on_progress; ctx.stop or ctx.deadline sends tasks/cancel and answers `tool.cancelled`
+    /// or `tool.timeout`. A completed task is its tool's output (isError kept); a failed one
+    /// `remote.error` with the task's JSON-RPC error (details: code, data, task); one the
+    /// server cancelled `tool.cancelled`. An id the server does not know is `remote.error`
+    /// with code -32602 (forgotten after its ttlMs, or another client's).
+    [[nodiscard]] result<tool_output> await_task(std::string_view task_id, tool_context& ctx) {
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
+        auto got = request("tasks/get", json{{"taskId", std::string(task_id)}}, ro);
+        if (!got) {
+            error e = std::move(got).error();
+            if (e.is(errc::cancelled)) e.code = std::string(errc::tool_cancelled);
+            if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
+            e.message += " (reading task " + std::string(task_id) + ")";
+            return fail(std::move(e));
+        }
+        return follow_task("task " + std::string(task_id), std::move(*got), ctx, false);
+    }
+    /// await_task() without a context.
+    [[nodiscard]] result<tool_output> await_task(std::string_view task_id) {
+        tool_context ctx;
+        return await_task(task_id, ctx);
+    }
+    /// tasks/cancel (the 2026-07-28 extension): ask the server to stop a task; the server
+    /// acknowledges and may still finish it. An unknown id is `remote.error` (-32602).
+    result<void> cancel_task_by_id(std::string_view task_id, request_options ro = {}) {
+        auto r = request("tasks/cancel", json{{"taskId", std::string(task_id)}}, std::move(ro));
+        if (!r) return fail(std::move(r).error());
+        return {};
     }
     /// Call a tool without a context.
     [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args) {
@@ -44185,6 +44926,126 @@ private:
         bool server_progress = false; ///< the server sent notifications/progress for this task
         std::function<void(double, std::optional<double>, std::string_view)> on_progress;
     };
+
+    /// The tasks extension's task (2026-07-28) from `status` (a CreateTaskResult or a tasks/get
+    /// result) to its end; see await_task().
+    result<tool_output> follow_task(const std::string& what, json status, tool_context& ctx, bool started_here) {
+        const std::string id = status.is_object() && status.value("taskId", json()).is_string() ? status["taskId"].get<std::string>() : "";
+        if (id.empty())
+            return fail(errc::protocol_error, name() + ": " + what + " answered with a task that has no taskId",
+                        "The MCP server \"" + name() + "\" broke the tasks extension; report it to its maintainers.");
+        if (started_here && o_.on_task_started) {
+            try {
+                o_.on_task_started(id);
+            } catch (...) {  // host callbacks never throw into the library
+            }
+        }
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
+        const auto give_up = [&](std::string_view code, const std::string& why) -> result<tool_output> {
+            request_options cr;
+            cr.timeout = std::chrono::milliseconds(5000);
+            (void)cancel_task_by_id(id, cr);  // best effort: the server may be gone
+            const bool stopped = code == errc::tool_cancelled;
+            return fail(code, name() + ": " + what + " (task " + id + ") " + why,
+                        stopped ? std::string() : "The task ran past the call's deadline and was cancelled; try again with a longer timeout or less work.",
+                        json{{"server", name()}, {"task", id}, {"status", status.value("status", "")}});
+        };
+        std::set<std::string> answered;  // input keys already answered (a poll may show them again)
+        bool reread = false;             // a terminal status without its payload is read once more
+        std::string last_message;
+        double reports = 0;
+        for (;;) {
+            const std::string st = status.value("status", "working");
+            // a CreateTaskResult of a task already ended carries no result: tasks/get has it
+            if (!reread && ((st == "completed" && !status.contains("result")) || (st == "failed" && !status.contains("error")))) {
+                reread = true;
+                auto got = request("tasks/get", json{{"taskId", id}}, ro);
+                if (!got) {
+                    error e = std::move(got).error();
+                    e.message += " (reading task " + id + " of " + what + ")";
+                    return fail(std::move(e));
+                }
+                if (got->is_object()) status = std::move(*got);
+                continue;
+            }
+            if (st == "completed") {
+                if (!status.contains("result") || !status["result"].is_object())
+                    return fail(errc::protocol_error, name() + ": " + what + " (task " + id + ") completed without a result",
+                                "The MCP server \"" + name() + "\" broke the tasks extension; report it to its maintainers.");
+                return output_of(status["result"]);
+            }
+            if (st == "failed") {
+                const json err = status.value("error", json::object());
+                const int c = err.is_object() && err.value("code", json()).is_number_integer() ? err["code"].get<int>() : code::internal_error;
+                const std::string msg = err.is_object() && err.value("message", json()).is_string() ? err["message"].get<std::string>()
+                                                                                                     : status.value("statusMessage", std::string("failed"));
+                json details{{"server", name()}, {"code", c}, {"task", id}};
+                if (err.is_object() && err.contains("data")) details["data"] = err["data"];
+                return fail(errc::remote_error, name() + ": " + what + " (task " + id + ") failed: " + msg + " (" + std::to_string(c) + ")", "",
+                            std::move(details));
+            }
+            if (st == "cancelled")
+                return fail(errc::tool_cancelled, name() + ": " + what + " (task " + id + ") was cancelled" +
+                                                      (status.value("statusMessage", json()).is_string() ? ": " + status["statusMessage"].get<std::string>() : std::string()));
+            bool updated = false;
+            if (st == "input_required") {
+                json open = json::object();
+                const json reqs = status.value("inputRequests", json::object());
+                if (reqs.is_object())
+                    for (const auto& [k, v] : reqs.items())
+                        if (answered.count(k) == 0) open[k] = v;
+                if (!open.empty()) {
+                    auto answers = answer_input_requests("tasks/update", open);
+                    if (!answers) {
+                        (void)give_up(errc::tool_cancelled, "");
+                        error e = std::move(answers).error();
+                        e.message += " (task " + id + " of " + what + " was cancelled)";
+                        return fail(std::move(e));
+                    }
+                    auto up = request("tasks/update", json{{"taskId", id}, {"inputResponses", *answers}}, ro);
+                    if (!up) {
+                        error e = std::move(up).error();
+                        if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+                        e.message += " (answering task " + id + " of " + what + ")";
+                        return fail(std::move(e));
+                    }
+                    for (const auto& [k, v] : open.items()) answered.insert(k);
+                    updated = true;
+                }
+            }
+            if (ctx.on_progress && status.value("statusMessage", json()).is_string() && status["statusMessage"].get<std::string>() != last_message) {
+                last_message = status["statusMessage"].get<std::string>();
+                try {
+                    ctx.on_progress(++reports, std::nullopt, last_message);
+                } catch (...) {  // host callbacks never throw into the library
+                }
+            }
+            if (!updated) {  // after an update, look again at once
+                auto wait = o_.task_poll;
+                if (auto pi = status.find("pollIntervalMs"); pi != status.end() && pi->is_number() && pi->get<double>() >= 0)
+                    wait = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(pi->get<double>(), 86400000.0)));
+                wait = std::clamp(wait, o_.task_poll_min, o_.task_poll_max);
+                std::mutex m;
+                std::condition_variable_any cv;
+                std::unique_lock lock(m);
+                cv.wait_until(lock, ctx.stop, std::min(ctx.deadline, std::chrono::steady_clock::now() + wait), [] { return false; });
+            }
+            if (ctx.stop.stop_requested()) return give_up(errc::tool_cancelled, "was cancelled");
+            if (std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+            auto got = request("tasks/get", json{{"taskId", id}}, ro);
+            if (!got) {
+                error e = std::move(got).error();
+                if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+                if (e.is(errc::timeout) && std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+                e.message += " (polling task " + id + " of " + what + ")";
+                return fail(std::move(e));
+            }
+            if (got->is_object()) status = std::move(*got);
+        }
+    }
 
     /// True when `tool` must be called as a task: the server runs tool tasks and lists the tool
     /// with taskSupport "required" (the tool list is read once when the host has not).
@@ -46209,6 +47070,9 @@ template <class MakeMasker>
         return r;
     };
     b.parallel_safe = [](std::string_view) { return true; };
+    // A relayed call that runs long becomes the gateway's task for a client that takes tasks
+    // (its remote's own task is followed by the gateway's client meanwhile).
+    b.task_support_of = [](std::string_view) { return task_support::optional; };
     b.version = [s] {
         std::lock_guard lock(s->mu);
         s->refresh();

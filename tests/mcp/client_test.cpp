@@ -653,9 +653,11 @@ TEST(McpClientAgainstServers, TheGatewayPassesAServersQuestionsToAStatelessClien
     } const cleanup{dir};
     const std::string file = dir + "/servers.json";
     std::ofstream(file) << json{{"mcpServers", {{"everything", {{"command", "node"}, {"args", {entry, "stdio"}}}}}}}.dump();
+    std::string relayed_task;  // a long relayed call becomes the gateway's task (tasks extension)
     auto connect = [&](bool answers, int& elicited, int& sampled) -> std::shared_ptr<mcp::client> {
         mcp::client_options o = named("gateway");
         o.protocol_version = "2026-07-28";
+        o.on_task_started = [&relayed_task](const std::string& id) { relayed_task = id; };
         if (answers) {
             o.on_elicitation = [&elicited](const json& p) -> ak::result<json> {
                 ++elicited;
@@ -698,6 +700,15 @@ TEST(McpClientAgainstServers, TheGatewayPassesAServersQuestionsToAStatelessClien
     EXPECT_NE(s->joined_text().find("stateless answer to <Resource trigger-sampling-request context: tide pools>"), std::string::npos)
         << s->joined_text();
     EXPECT_EQ(sampled, 1);
+
+    // a relayed call that runs past the gateway's promote_after (1 s) is answered with a task,
+    // which the client follows to the server's result
+    ASSERT_TRUE(names.count("trigger-long-running-operation"));
+    auto longer = c->call_tool("trigger-long-running-operation", json{{"duration", 2}, {"steps", 2}});
+    ASSERT_TRUE(longer) << longer.error().to_text();
+    EXPECT_FALSE(longer->is_error) << longer->joined_text();
+    EXPECT_NE(longer->joined_text().find("completed"), std::string::npos) << longer->joined_text();
+    EXPECT_EQ(relayed_task.size(), 32u);
     // a call without questions is answered in one round, as before
     EXPECT_NE(text_of(c->call_tool("echo", json{{"message", "plain"}})).find("plain"), std::string::npos);
 

@@ -11,26 +11,11 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { spawn } from "node:child_process";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import {
-  createTaskSessionEndpointId,
-  createTaskSessionFromClient,
-  resultFromTaskOutcome,
-  DispatchError,
-} from "@modelcontextprotocol/ext-tasks/client";
+import { TASKS, VERSION, endpointOf, final, openTaskSession, resultFromTaskOutcome } from "./tasks_session.mjs";
 
 const binary = process.env.AGENTKIT_BROWSER_MCP;
 assert.ok(binary, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
 
-const VERSION = "2026-07-28";
-const TASKS = "io.modelcontextprotocol/tasks";
-const INFO = { name: "agentkit-tasks-test", version: "1.0.0" };
-const CAPS = { extensions: { [TASKS]: {} } };
-const logFetch = async (u, init = {}) => {
-  const r = await fetch(u, init);
-  if (process.env.DEBUG_TASKS) console.log("WIRE", init.method, String(init.body ?? "").slice(0, 300), "->", r.status, (await r.clone().text()).slice(0, 300));
-  return r;
-};
 const textOf = (r) => (r?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
 let site;
@@ -70,73 +55,9 @@ after(async () => {
   site?.close();
 });
 
-/// ext-tasks needs a way to send raw JSON-RPC (the SDK Client refuses a `resultType: "task"`
-/// answer to tools/call): a second official Streamable HTTP transport, so the headers
-/// (MCP-Protocol-Version, Mcp-Method, Mcp-Name) are still the SDK's.
-async function rawDispatcher(url) {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: logFetch });
-  const waiting = new Map();
-  let next = 0;
-  transport.onmessage = (m) => {
-    if (m && "id" in m && ("result" in m || "error" in m) && waiting.has(m.id)) {
-      const w = waiting.get(m.id);
-      waiting.delete(m.id);
-      w(m);
-    }
-  };
-  await transport.start();
-  const dispatch = async (request, options = {}) => {
-    const id = `raw-${++next}`;
-    const answered = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new DispatchError(`${request.method} got no answer in 30 s`, true));
-      }, 30000);
-      waiting.set(id, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-    });
-    try {
-      await transport.send({ jsonrpc: "2.0", id, ...request }, { headers: options.context?.headers, requestSignal: options.signal });
-    } catch (e) {
-      waiting.delete(id);
-      answered.catch(() => {});
-      throw new DispatchError(`${request.method} could not be sent: ${e?.message ?? e}`, false, { cause: e });
-    }
-    const m = await answered;
-    return "error" in m ? { kind: "error", error: m.error } : { kind: "result", result: m.result };
-  };
-  return { dispatch, close: () => transport.close() };
-}
-
-/// The official client at 2026-07-28 and an ext-tasks session over it.
-async function open(url, endpointId) {
-  const client = new Client(INFO, { capabilities: CAPS, versionNegotiation: { mode: { pin: VERSION } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: logFetch }));
-  const raw = await rawDispatcher(url);
-  const session = createTaskSessionFromClient(client, {
-    endpointId,
-    rawDispatch: raw.dispatch,
-    v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion() ?? VERSION, clientInfo: INFO, clientCapabilities: CAPS },
-  });
-  return {
-    client,
-    session,
-    async close() {
-      await session.close();
-      await raw.close();
-      await client.close();
-    },
-  };
-}
-
-/// An execution's result, whether the server answered at once or with a task.
-const final = async (execution) => resultFromTaskOutcome((await execution.settle()).outcome);
-
 test("long browser tools run as tasks: followed to their result, cancelled, read again after reconnecting", async () => {
-  const endpointId = await createTaskSessionEndpointId("agentkit-browser-mcp", { transport: "streamable-http", url: server.url });
-  const first = await open(server.url, endpointId);
+  const endpointId = await endpointOf(server.url);
+  const first = await openTaskSession(server.url, endpointId);
   assert.equal(first.client.getNegotiatedProtocolVersion(), VERSION);
   assert.ok(first.client.getServerCapabilities()?.extensions?.[TASKS], "the server advertises the tasks extension");
   const page = `http://127.0.0.1:${site.address().port}/`;
@@ -172,7 +93,7 @@ test("long browser tools run as tasks: followed to their result, cancelled, read
   });
   await handed.result();  // the local execution ends before the session closes (it would cancel a live one)
   await first.close();
-  const second = await open(server.url, endpointId);
+  const second = await openTaskSession(server.url, endpointId);
   try {
     const again = await second.session.task(reference.taskId).result();
     assert.equal(again.status, "completed");

@@ -1,6 +1,7 @@
 // The program of docs/mcp-server.md (a notes server with tools, resources, a template and a
 // prompt), driven by the official MCP TypeScript client over stdio, over Streamable HTTP and over
-// the HTTP+SSE transport of 2024-11-05.
+// the HTTP+SSE transport of 2024-11-05; and its long tool as a task for a 2026-07-28 client that
+// takes tasks (the official client with @modelcontextprotocol/ext-tasks).
 //
 //   AGENTKIT_DOCS_MCP_SERVER=build/bin/agentkit_docs_mcp_server node --test tests/mcp_client/docs_mcp_server.test.mjs
 import { test } from "node:test";
@@ -10,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { endpointOf, openTaskSession } from "./tasks_session.mjs";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const program = process.env.AGENTKIT_DOCS_MCP_SERVER;
@@ -20,7 +22,7 @@ const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.te
 /// What every transport must serve the same way.
 async function exercise(client) {
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-  assert.deepEqual(tools, ["read_note", "save_note"]);
+  assert.deepEqual(tools, ["export_notes", "read_note", "save_note"]);
   const resources = (await client.listResources()).resources;
   assert.deepEqual(resources.map((r) => r.uri), ["notes://index"]);
   const templates = (await client.listResourceTemplates()).resourceTemplates;
@@ -205,5 +207,30 @@ test("over the HTTP+SSE transport of 2024-11-05: the same, and the session ends 
     assert.equal(s.stdout(), "");
   } finally {
     assert.equal(await stop(s.child), 0);
+  }
+});
+
+test("over Streamable HTTP at 2026-07-28: export_notes is a task, its question answered through tasks/update", async () => {
+  const s = await startHttp();
+  try {
+    const asked = [];
+    const t = await openTaskSession(s.url, await endpointOf(s.url), {
+      elicit: (params) => {
+        asked.push(params.message);
+        return { action: "accept", content: { agree: true } };
+      },
+    });
+    try {
+      const execution = await t.session.callTool("export_notes", {});
+      assert.equal(execution.kind, "task");  // the handler asked for one: start_task()
+      const { outcome } = await execution.settle();
+      assert.equal(outcome.status, "completed");
+      assert.match(textOf(outcome.result), /^# welcome\n/);
+      assert.deepEqual(asked, ["Export every note?"]);
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await stop(s.child);
   }
 });

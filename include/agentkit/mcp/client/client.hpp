@@ -23,7 +23,9 @@
 // speaks statelessly; an input_required result has its inputRequests answered through the host's
 // callbacks (elicitation, sampling, roots) and the request is sent again, with a new id, its
 // inputResponses and the server's requestState unchanged (at most max_input_rounds times). A
-// result without resultType is complete. Notifications come on a subscriptions/listen stream
+// result without resultType is complete; a "task" result (the tasks extension, declared on every
+// request unless client_options::tasks is false) is followed to its end by call_tool(), and
+// await_task() follows one by its id. Notifications come on a subscriptions/listen stream
 // the client keeps open (client_options::listen) for the list_changed kinds the host has
 // callbacks for and the server offers: when it ends it is opened again with backoff, and the
 // host's callbacks are called then, since changes meanwhile were not replayed.

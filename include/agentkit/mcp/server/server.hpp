@@ -3,9 +3,11 @@
 //
 // (Over 1,000 lines because it is one protocol engine: the two eras share each method's
 // handler, the session state and the in-flight bookkeeping, and splitting them apart would
-// write the dispatch twice. What is not the engine lives beside it: the wire types in
+// write the dispatch twice; the tasks extension's promotion of a running call is part of that
+// bookkeeping. What is not the engine lives beside it: the wire types in
 // mcp/protocol.hpp, features in mcp/server/features.hpp, backends in mcp/server/backend.hpp,
-// client requests in mcp/server/request.hpp, HTTP in mcp/http/server.hpp.)
+// client requests in mcp/server/request.hpp, the task store in mcp/server/tasks.hpp, HTTP in
+// mcp/http/server.hpp.)
 //
 //   agentkit::toolbox tools{get_weather, search};
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
