@@ -4,7 +4,9 @@
 // for goes through tasks/get and tasks/update (after an input_required round of the call
 // itself); cancelling the call cancels the task and stops its handler; a new connection reads
 // a task by its id; a tool that runs only as a task refuses a client without the extension.
-// Handlers wait on gates the test opens (never on time), so every outcome is deterministic.
+// Handlers wait on gates the test opens (never on time), so every outcome is deterministic. Last,
+// agentkit-browser-mcp's browser_wait_for as a task from mcp::client (when the apps and Chromium
+// are there): followed, cancelled, and read again by id after its connection closed.
 #include <agentkit/agentkit.hpp>
 #include <agentkit/mcp/http/client.hpp>
 #include <agentkit/mcp/http/server.hpp>
@@ -14,7 +16,11 @@
 #include "support/flag.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -22,6 +28,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace ak = agentkit;
 namespace mcp = agentkit::mcp;
@@ -349,3 +358,120 @@ TEST(McpTasks, AToolThatRunsOnlyAsATaskRefusesAClientWithoutTheExtension) {
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().details.value("code", 0), -32602);
 }
+
+#ifdef AGENTKIT_TEST_BROWSER_MCP
+namespace {
+/// agentkit-browser-mcp --port 0 in a child process, until destroyed (SIGTERM); `url` is empty
+/// when it did not serve.
+struct browser_mcp_process {
+    pid_t pid = -1;
+    std::string url;
+    std::string said;  // its stderr up to the URL
+    browser_mcp_process() {
+        int fds[2];
+        if (::pipe(fds) != 0) return;
+        pid = ::fork();
+        if (pid == 0) {
+            ::dup2(fds[1], 2);
+            ::close(fds[0]);
+            ::close(fds[1]);
+            const char* argv[] = {AGENTKIT_TEST_BROWSER_MCP, "--headless", "--quiet", "--shared-browser-context", "--port", "0", nullptr};
+            ::execv(argv[0], const_cast<char* const*>(argv));
+            ::_exit(127);
+        }
+        ::close(fds[1]);
+        char buf[512];
+        for (;;) {  // the server says where it serves, on stderr, before anything else matters
+            const ssize_t n = ::read(fds[0], buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            said.append(buf, static_cast<std::size_t>(n));
+            const auto at = said.find("serving http://");
+            if (at != std::string::npos) {
+                const auto end = said.find_first_of(" \n", at + 8);
+                if (end != std::string::npos) {
+                    url = said.substr(at + 8, end - at - 8);
+                    break;
+                }
+            }
+        }
+        const int rd = fds[0];
+        drain = std::thread([rd] {  // the rest of its stderr, read until it exits
+            char b[512];
+            for (;;) {
+                const ssize_t got = ::read(rd, b, sizeof b);
+                if (got > 0 || (got < 0 && errno == EINTR)) continue;
+                break;
+            }
+            ::close(rd);
+        });
+    }
+    ~browser_mcp_process() {
+        if (pid > 0) {
+            ::kill(pid, SIGTERM);
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+        }
+        if (drain.joinable()) drain.join();
+    }
+    std::thread drain;
+    browser_mcp_process(const browser_mcp_process&) = delete;
+    browser_mcp_process& operator=(const browser_mcp_process&) = delete;
+};
+
+bool chromium_found() {
+    const char* env = std::getenv("AGENTKIT_CHROMIUM");
+    return (env != nullptr && *env != '\0') || std::filesystem::exists("/usr/lib/chromium/chromium");
+}
+}  // namespace
+
+TEST(McpTasks, TheBrowserServersLongWaitIsATaskFollowedCancelledAndReadAgainById) {
+    if (!chromium_found()) GTEST_SKIP() << "no Chromium";
+    browser_mcp_process server;
+    ASSERT_FALSE(server.url.empty()) << "agentkit-browser-mcp did not serve: " << server.said;
+    // 1. a wait past the server's promote_after (1 s) becomes a task the client follows
+    std::string task_id;
+    auto o = stateless_options("browser");
+    o.on_task_started = [&](const std::string& id) { task_id = id; };
+    auto c = open_client(server.url, o);
+    ASSERT_TRUE(c);
+    auto waited = c->call_tool("browser_wait_for", {{"time", 2}});
+    ASSERT_TRUE(waited) << waited.error().to_text();
+    EXPECT_FALSE(waited->is_error) << waited->joined_text();
+    EXPECT_EQ(task_id.size(), 32u);
+    // 2. a long wait whose host gives up once it is a task: cancelled, and the browser is free at once
+    std::stop_source give_up;
+    auto o2 = stateless_options("browser-cancel");
+    o2.on_task_started = [&](const std::string&) { give_up.request_stop(); };
+    auto c2 = open_client(server.url, o2);
+    ASSERT_TRUE(c2);
+    ak::tool_context ctx;
+    ctx.stop = give_up.get_token();
+    auto cancelled = c2->call_tool("browser_wait_for", {{"time", 25}}, ctx);
+    ASSERT_FALSE(cancelled);
+    EXPECT_EQ(cancelled.error().code, ak::errc::tool_cancelled);
+    auto tabs = c->call_tool("browser_tabs", {{"action", "list"}});
+    ASSERT_TRUE(tabs) << tabs.error().to_text();
+    // 3. a task whose connection closed under it is read by a new connection, by its id
+    std::string handed;
+    ak::test::flag started;
+    {
+        auto o3 = stateless_options("browser-first");
+        o3.on_task_started = [&](const std::string& id) {
+            handed = id;
+            started.raise();
+        };
+        auto c3 = open_client(server.url, o3);
+        ASSERT_TRUE(c3);
+        std::thread caller([&] { (void)c3->call_tool("browser_wait_for", {{"time", 2}}); });
+        ASSERT_TRUE(started.wait_for(std::chrono::seconds(30)));
+        c3->close();
+        caller.join();
+    }
+    auto c4 = open_client(server.url, stateless_options("browser-again"));
+    ASSERT_TRUE(c4);
+    auto again = c4->await_task(handed);
+    ASSERT_TRUE(again) << again.error().to_text();
+    EXPECT_FALSE(again->is_error) << again->joined_text();
+}
+#endif
