@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -359,6 +360,100 @@ TEST(McpTasks, AToolThatRunsOnlyAsATaskRefusesAClientWithoutTheExtension) {
     EXPECT_EQ(missing.error().details.value("code", 0), -32602);
 }
 
+namespace {
+/// One client of an in-process server: its session (with a principal) and what it was sent.
+struct peer {
+    std::shared_ptr<mcp::session> s;
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<json> got;
+    mcp::reply_fn reply() {
+        return [this](const std::string& line, bool) {
+            std::lock_guard lock(m);
+            got.push_back(json::parse(line));
+            cv.notify_all();
+        };
+    }
+    /// The first message `pred` accepts (bounded wait; null when none came).
+    json wait_for(const std::function<bool(const json&)>& pred) {
+        std::unique_lock lock(m);
+        json found;
+        cv.wait_for(lock, std::chrono::seconds(10), [&] {
+            for (const auto& j : got)
+                if (pred(j)) {
+                    found = j;
+                    return true;
+                }
+            return false;
+        });
+        return found;
+    }
+    json response(int id) {
+        return wait_for([id](const json& j) { return j.value("id", json()) == id && (j.contains("result") || j.contains("error")); });
+    }
+};
+
+json stateless_request(int id, const std::string& method, json params, bool tasks) {
+    params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                       {"io.modelcontextprotocol/clientCapabilities",
+                        tasks ? json{{"extensions", {{"io.modelcontextprotocol/tasks", json::object()}}}} : json::object()}};
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+}  // namespace
+
+TEST(McpTasks, ATaskAnswersOnlyToItsPrincipalAndItsListenersHearItsStatus) {
+    gate g;
+    const auto tools = ak::toolbox{
+        ak::tool<"slow">("Finish once allowed.",
+                         [&g](const ak::no_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+                             if (!g.wait(ctx.stop)) return ak::fail(ak::errc::tool_cancelled, "stopped");
+                             return std::string("slow done");
+                         },
+                         ak::long_running),
+    };
+    peer alice, bob, carol;  // before the server: its listeners' last messages reach them as it ends
+    auto so = fast_tasks();
+    so.stderr_level = "off";
+    mcp::server srv{mcp::backend_for(tools), so};
+    alice.s = srv.open_session();
+    alice.s->set_principal("alice");
+    bob.s = srv.open_session();
+    bob.s->set_principal("bob");
+    carol.s = srv.open_session();
+    carol.s->set_principal("alice");
+    srv.handle(*alice.s, stateless_request(1, "tools/call", {{"name", "slow"}, {"arguments", json::object()}}, true).dump(), alice.reply());
+    const json created = alice.response(1);
+    ASSERT_EQ(created["result"]["resultType"], "task") << created.dump();
+    const std::string id = created["result"]["taskId"];
+    // another principal neither reads, updates, cancels nor hears it: to it, the task does not exist
+    for (const char* m : {"tasks/get", "tasks/cancel"}) {
+        srv.handle(*bob.s, stateless_request(2, m, {{"taskId", id}}, true).dump(), bob.reply());
+        EXPECT_EQ(bob.response(2)["error"]["code"], -32602) << m;
+        std::lock_guard lock(bob.m);
+        bob.got.clear();
+    }
+    srv.handle(*bob.s, stateless_request(3, "subscriptions/listen", {{"notifications", {{"taskIds", {id}}}}}, true).dump(), bob.reply());
+    const json bob_ack = bob.wait_for([](const json& j) { return j.value("method", "") == "notifications/subscriptions/acknowledged"; });
+    EXPECT_EQ(bob_ack["params"]["notifications"]["taskIds"], json::array());
+    // the same principal on another session listens; an unknown id is not acknowledged
+    srv.handle(*carol.s, stateless_request(4, "subscriptions/listen", {{"notifications", {{"taskIds", {id, "nope"}}}}}, true).dump(), carol.reply());
+    const json ack = carol.wait_for([](const json& j) { return j.value("method", "") == "notifications/subscriptions/acknowledged"; });
+    EXPECT_EQ(ack["params"]["notifications"]["taskIds"], json::array({id}));
+    // a client without the extension may not ask for task notifications
+    srv.handle(*carol.s, stateless_request(5, "subscriptions/listen", {{"notifications", {{"taskIds", {id}}}}}, false).dump(), carol.reply());
+    const json refused = carol.response(5);
+    EXPECT_EQ(refused["error"]["code"], -32021);
+    EXPECT_TRUE(refused["error"]["data"]["requiredCapabilities"]["extensions"].contains("io.modelcontextprotocol/tasks"));
+    g.release();
+    const json note = carol.wait_for([](const json& j) { return j.value("method", "") == "notifications/tasks"; });
+    ASSERT_FALSE(note.is_null()) << "no notifications/tasks";
+    EXPECT_EQ(note["params"]["taskId"], id);
+    EXPECT_EQ(note["params"]["status"], "completed");
+    EXPECT_EQ(note["params"]["result"]["content"][0]["text"], "slow done");
+    std::lock_guard lock(bob.m);
+    for (const auto& j : bob.got) EXPECT_NE(j.value("method", ""), "notifications/tasks");
+}
+
 #ifdef AGENTKIT_TEST_BROWSER_MCP
 namespace {
 /// agentkit-browser-mcp --port 0 in a child process, until destroyed (SIGTERM); `url` is empty
@@ -372,6 +467,7 @@ struct browser_mcp_process {
         if (::pipe(fds) != 0) return;
         pid = ::fork();
         if (pid == 0) {
+            ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlives a test that aborted
             ::dup2(fds[1], 2);
             ::close(fds[0]);
             ::close(fds[1]);

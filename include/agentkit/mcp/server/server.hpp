@@ -335,6 +335,11 @@ public:
         }
         if (!o_.request_state.digest) o_.request_state.digest = [](std::string_view t) { return std::string(t); };
         last_version_ = b_.version ? b_.version() : 0;
+        tasks_.on_status = [this](const json& task) {  // notifications/tasks to the listeners of that task
+            const std::string id = task.value("taskId", std::string());
+            for (auto& l : listeners_matching([&](const listener& x) { return std::find(x.tasks.begin(), x.tasks.end(), id) != x.tasks.end(); }))
+                send_to_listener(*l, "notifications/tasks", task);
+        };
     }
     server(const server&) = delete;
     server& operator=(const server&) = delete;
@@ -674,6 +679,7 @@ private:
         json id;
         bool tools = false, prompts = false, resources_list = false;
         std::vector<std::string> resources;
+        std::vector<std::string> tasks;  // the tasks extension's notifications/tasks
         reply_fn reply;
         std::mutex mu;
         bool ended = false;
@@ -1112,6 +1118,26 @@ private:
             for (const auto& u : subs)
                 if (u.is_string() && l->resources.size() < max_subscriptions) l->resources.push_back(u.get<std::string>());
             honoured["resourceSubscriptions"] = l->resources;
+        }
+        if (want.contains("taskIds")) {  // the tasks extension: status pushes of the caller's own tasks
+            const json meta = params.value("_meta", json::object());
+            if (!declares_tasks(meta.is_object() ? meta.value(meta_key::client_capabilities, json()) : json())) {
+                send_error(reply, id, code::missing_client_capability,
+                           "Missing required client capability: notifications of tasks need the tasks extension (" +
+                               std::string(tasks_extension) + ") in this request's clientCapabilities.extensions",
+                           tasks_required_capabilities());
+                return;
+            }
+            const json& ids = want["taskIds"];
+            if (!ids.is_array()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: \"taskIds\" must be an array of task ids");
+                return;
+            }
+            const std::string principal = principal_of(s);
+            for (const auto& t : ids)  // only tasks this client may read; others are not acknowledged
+                if (t.is_string() && l->tasks.size() < max_subscriptions && tasks_.get(t.get<std::string>(), principal))
+                    l->tasks.push_back(t.get<std::string>());
+            honoured["taskIds"] = l->tasks;
         }
         {
             std::lock_guard lock(calls_mu_);

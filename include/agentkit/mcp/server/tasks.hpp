@@ -115,6 +115,10 @@ public:
 
     [[nodiscard]] const task_options& options() const noexcept { return o_; }
 
+    /// Told of each change of a task's status, with the task as tasks/get shows it (without
+    /// resultType), on the thread that changed it, outside the store's lock. Set before use.
+    std::function<void(const json& task)> on_status;
+
     /// A new working task of `principal`; nullptr when the store is full of running tasks or
     /// there is no random source for its id.
     std::shared_ptr<entry> create(std::string principal, std::function<void()> stop) {
@@ -188,14 +192,18 @@ public:
             e->outstanding.erase(k);
             any = true;
         }
+        std::optional<json> note;
         if (any) {
             if (e->outstanding.empty() && e->status == "input_required") {
                 e->status = "working";
                 e->message.clear();
+                note = view_locked(*e);
             }
             e->updated = std::chrono::system_clock::now();
             cv_.notify_all();
         }
+        lock.unlock();
+        tell(note);
         return update_result::accepted;
     }
 
@@ -203,6 +211,7 @@ public:
     /// stop; a finished one stays as it is. False when there is no such task.
     bool cancel(std::string_view id, std::string_view principal) {
         std::function<void()> stop;
+        std::optional<json> note;
         {
             std::lock_guard lock(mu_);
             purge_locked();
@@ -214,16 +223,19 @@ public:
                 e->outstanding = json::object();
                 e->updated = std::chrono::system_clock::now();
                 stop = e->stop;
+                note = view_locked(*e);
                 cv_.notify_all();
             }
         }
         if (stop) stop();
+        tell(note);
         return true;
     }
 
     /// Stop every task still running (the server is going away): each is cancelled.
     void cancel_all(std::string_view why) {
         std::vector<std::function<void()>> stops;
+        std::vector<json> notes;
         {
             std::lock_guard lock(mu_);
             for (auto& [id, e] : tasks_) {
@@ -233,16 +245,18 @@ public:
                 e->outstanding = json::object();
                 e->updated = std::chrono::system_clock::now();
                 if (e->stop) stops.push_back(e->stop);
+                notes.push_back(view_locked(*e));
             }
             cv_.notify_all();
         }
         for (auto& s : stops) s();
+        for (auto& n : notes) tell(std::move(n));
     }
 
     /// The handler's answer ends the task: a JSON-RPC response message (its result: completed,
     /// its error: failed). A task already cancelled stays so.
     void finish(entry& e, const json& response) {
-        std::lock_guard lock(mu_);
+        std::unique_lock lock(mu_);
         if (e.terminal()) return;
         e.outstanding = json::object();
         e.updated = std::chrono::system_clock::now();
@@ -258,6 +272,9 @@ public:
             e.message = e.error.value("message", std::string("failed"));
         }
         cv_.notify_all();
+        json note = view_locked(e);
+        lock.unlock();
+        tell(std::move(note));
     }
 
     /// A handler's progress, shown as the task's statusMessage while it works.
@@ -282,10 +299,14 @@ public:
             e.issued.insert(r.key);
             e.outstanding[r.key] = json{{"method", r.method}, {"params", r.params}};
         }
-        if (!e.outstanding.empty() && !e.terminal()) {
+        if (!e.outstanding.empty() && !e.terminal() && e.status != "input_required") {
             e.status = "input_required";
             e.message = "waiting for the client's input";
             e.updated = std::chrono::system_clock::now();
+            json note = view_locked(e);
+            lock.unlock();
+            tell(std::move(note));  // answers that come meanwhile are seen by the wait below
+            lock.lock();
         }
         auto answered = [&] {
             for (const auto& r : rs)
@@ -309,6 +330,15 @@ public:
     }
 
 private:
+    void tell(std::optional<json> note) const {
+        if (note && on_status) {
+            try {
+                on_status(*note);
+            } catch (...) {  // a listener's failure is not the task's
+            }
+        }
+    }
+
     json view_locked(const entry& e) const {
         json j{{"taskId", e.id},
                {"status", e.status},
