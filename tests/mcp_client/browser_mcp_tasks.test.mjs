@@ -10,7 +10,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { spawn } from "node:child_process";
+import { startServing } from "./serve.mjs";
 import { TASKS, VERSION, endpointOf, final, openTaskSession, resultFromTaskOutcome } from "./tasks_session.mjs";
 
 const binary = process.env.AGENTKIT_BROWSER_MCP;
@@ -27,24 +27,7 @@ before(async () => {
   });
   await new Promise((r) => site.listen(0, "127.0.0.1", r));
   // one browser for every session: the stateless revision has no session to own one
-  const child = spawn(binary, ["--headless", "--quiet", "--shared-browser-context", "--port", "0"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr within 30 s: ${stderr}`)), 30000);
-    child.on("exit", (code) => reject(new Error(`server exited (${code}) before serving: ${stderr}`)));
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      const m = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve(m[1]);
-      }
-    });
-  });
-  server = { child, url };
+  server = await startServing(binary, ["--headless", "--quiet", "--shared-browser-context"]);
 });
 after(async () => {
   if (server) {
