@@ -285,6 +285,10 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
     if (live_dashboard != nullptr) b = with_dashboard_tool(std::move(b), live_dashboard->url());
 #endif
     if (c.save_session) b = with_session_log(std::move(b), c, std::move(unit));
+    // Any browser call may wait long: a slow page, or the live view holding it for a person (pause,
+    // take control). For a client that takes tasks (2026-07-28), one still running after
+    // server_options::tasks.promote_after is answered with a task; quick calls are not.
+    b.task_support_of = [](std::string_view) { return ak::mcp::task_support::optional; };
     return std::make_unique<ak::mcp::server>(std::move(b), std::move(so));
 }
 

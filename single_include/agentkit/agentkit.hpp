@@ -41015,6 +41015,10 @@ public:
 
     [[nodiscard]] const task_options& options() const noexcept { return o_; }
 
+    /// Told of each change of a task's status, with the task as tasks/get shows it (without
+    /// resultType), on the thread that changed it, outside the store's lock. Set before use.
+    std::function<void(const json& task)> on_status;
+
     /// A new working task of `principal`; nullptr when the store is full of running tasks or
     /// there is no random source for its id.
     std::shared_ptr<entry> create(std::string principal, std::function<void()> stop) {
@@ -41088,14 +41092,18 @@ public:
             e->outstanding.erase(k);
             any = true;
         }
+        std::optional<json> note;
         if (any) {
             if (e->outstanding.empty() && e->status == "input_required") {
                 e->status = "working";
                 e->message.clear();
+                note = view_locked(*e);
             }
             e->updated = std::chrono::system_clock::now();
             cv_.notify_all();
         }
+        lock.unlock();
+        tell(note);
         return update_result::accepted;
     }
 
@@ -41103,6 +41111,7 @@ public:
     /// stop; a finished one stays as it is. False when there is no such task.
     bool cancel(std::string_view id, std::string_view principal) {
         std::function<void()> stop;
+        std::optional<json> note;
         {
             std::lock_guard lock(mu_);
             purge_locked();
@@ -41114,16 +41123,19 @@ public:
                 e->outstanding = json::object();
                 e->updated = std::chrono::system_clock::now();
                 stop = e->stop;
+                note = view_locked(*e);
                 cv_.notify_all();
             }
         }
         if (stop) stop();
+        tell(note);
         return true;
     }
 
     /// Stop every task still running (the server is going away): each is cancelled.
     void cancel_all(std::string_view why) {
         std::vector<std::function<void()>> stops;
+        std::vector<json> notes;
         {
             std::lock_guard lock(mu_);
             for (auto& [id, e] : tasks_) {
@@ -41133,16 +41145,18 @@ public:
                 e->outstanding = json::object();
                 e->updated = std::chrono::system_clock::now();
                 if (e->stop) stops.push_back(e->stop);
+                notes.push_back(view_locked(*e));
             }
             cv_.notify_all();
         }
         for (auto& s : stops) s();
+        for (auto& n : notes) tell(std::move(n));
     }
 
     /// The handler's answer ends the task: a JSON-RPC response message (its result: completed,
     /// its error: failed). A task already cancelled stays so.
     void finish(entry& e, const json& response) {
-        std::lock_guard lock(mu_);
+        std::unique_lock lock(mu_);
         if (e.terminal()) return;
         e.outstanding = json::object();
         e.updated = std::chrono::system_clock::now();
@@ -41158,6 +41172,9 @@ public:
             e.message = e.error.value("message", std::string("failed"));
         }
         cv_.notify_all();
+        json note = view_locked(e);
+        lock.unlock();
+        tell(std::move(note));
     }
 
     /// A handler's progress, shown as the task's statusMessage while it works.
@@ -41182,10 +41199,14 @@ public:
             e.issued.insert(r.key);
             e.outstanding[r.key] = json{{"method", r.method}, {"params", r.params}};
         }
-        if (!e.outstanding.empty() && !e.terminal()) {
+        if (!e.outstanding.empty() && !e.terminal() && e.status != "input_required") {
             e.status = "input_required";
             e.message = "waiting for the client's input";
             e.updated = std::chrono::system_clock::now();
+            json note = view_locked(e);
+            lock.unlock();
+            tell(std::move(note));  // answers that come meanwhile are seen by the wait below
+            lock.lock();
         }
         auto answered = [&] {
             for (const auto& r : rs)
@@ -41209,6 +41230,15 @@ public:
     }
 
 private:
+    void tell(std::optional<json> note) const {
+        if (note && on_status) {
+            try {
+                on_status(*note);
+            } catch (...) {  // a listener's failure is not the task's
+            }
+        }
+    }
+
     json view_locked(const entry& e) const {
         json j{{"taskId", e.id},
                {"status", e.status},
@@ -41800,6 +41830,11 @@ public:
         }
         if (!o_.request_state.digest) o_.request_state.digest = [](std::string_view t) { return std::string(t); };
         last_version_ = b_.version ? b_.version() : 0;
+        tasks_.on_status = [this](const json& task) {  // notifications/tasks to the listeners of that task
+            const std::string id = task.value("taskId", std::string());
+            for (auto& l : listeners_matching([&](const listener& x) { return std::find(x.tasks.begin(), x.tasks.end(), id) != x.tasks.end(); }))
+                send_to_listener(*l, "notifications/tasks", task);
+        };
     }
     server(const server&) = delete;
     server& operator=(const server&) = delete;
@@ -42139,6 +42174,7 @@ private:
         json id;
         bool tools = false, prompts = false, resources_list = false;
         std::vector<std::string> resources;
+        std::vector<std::string> tasks;  // the tasks extension's notifications/tasks
         reply_fn reply;
         std::mutex mu;
         bool ended = false;
@@ -42577,6 +42613,26 @@ private:
             for (const auto& u : subs)
                 if (u.is_string() && l->resources.size() < max_subscriptions) l->resources.push_back(u.get<std::string>());
             honoured["resourceSubscriptions"] = l->resources;
+        }
+        if (want.contains("taskIds")) {  // the tasks extension: status pushes of the caller's own tasks
+            const json meta = params.value("_meta", json::object());
+            if (!declares_tasks(meta.is_object() ? meta.value(meta_key::client_capabilities, json()) : json())) {
+                send_error(reply, id, code::missing_client_capability,
+                           "Missing required client capability: notifications of tasks need the tasks extension (" +
+                               std::string(tasks_extension) + ") in this request's clientCapabilities.extensions",
+                           tasks_required_capabilities());
+                return;
+            }
+            const json& ids = want["taskIds"];
+            if (!ids.is_array()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: \"taskIds\" must be an array of task ids");
+                return;
+            }
+            const std::string principal = principal_of(s);
+            for (const auto& t : ids)  // only tasks this client may read; others are not acknowledged
+                if (t.is_string() && l->tasks.size() < max_subscriptions && tasks_.get(t.get<std::string>(), principal))
+                    l->tasks.push_back(t.get<std::string>());
+            honoured["taskIds"] = l->tasks;
         }
         {
             std::lock_guard lock(calls_mu_);
