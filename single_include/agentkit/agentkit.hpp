@@ -41632,7 +41632,7 @@ struct server_options {
     std::int64_t list_ttl_ms = 0;
     std::string cache_scope = "private";  ///< the cacheScope of list results (stateless era)
     /// Worker threads for handlers (requests beyond it queue in arrival order).
-    std::size_t max_in_flight = 16;
+    std::size_t max_in_flight = 16;  // (calls running as tasks have threads of their own on top: tasks.max_tasks bounds them)
     /// Longest accepted message (bytes).
     std::size_t max_message_bytes = std::size_t{64} << 20U;
     /// Deepest accepted JSON nesting.
@@ -42864,7 +42864,9 @@ private:
         // One more worker when the queue holds more tasks than there are idle workers to take
         // them, up to max_in_flight. (Counting only "no idle worker" let a second task wait
         // behind a long first one: one idle worker, notified but not yet awake, counted for both.)
-        if (queue_.size() > idle_workers_ && workers_.size() < std::max<std::size_t>(1, o_.max_in_flight))
+        // Workers running tasks do not count: a task answered its request and may run for hours
+        // (their number is bounded by tasks.max_tasks), and requests must not wait behind them.
+        if (queue_.size() > idle_workers_ && workers_.size() < std::max<std::size_t>(1, o_.max_in_flight) + tasks_running_)
             workers_.emplace_back([this] { worker_loop(); });
         work_cv_.notify_one();
     }
@@ -42989,6 +42991,12 @@ private:
         }
         c.st->detached = true;
         c.task = t;
+        {
+            std::lock_guard lock(calls_mu_);
+            ++tasks_running_;  // its worker no longer counts against max_in_flight
+            // a request queued behind it gets a worker now
+            if (queue_.size() > idle_workers_ && !stop_workers_) workers_.emplace_back([this] { worker_loop(); });
+        }
         json r = tasks_.view(*t);
         r["resultType"] = "task";
         send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}}, true);
@@ -43268,6 +43276,7 @@ private:
             tasks_.finish(*task, response);
             std::lock_guard lock(calls_mu_);
             --running_;
+            --tasks_running_;
             calls_cv_.notify_all();
             return;
         }
@@ -43384,6 +43393,7 @@ private:
     std::deque<std::function<void()>> queue_;
     std::vector<std::thread> workers_;
     std::size_t idle_workers_ = 0;
+    std::size_t tasks_running_ = 0;  // handlers running as tasks (their workers are extra)
     std::size_t running_ = 0;
     bool closing_ = false;
     bool stop_workers_ = false;

@@ -360,6 +360,37 @@ TEST(McpTasks, AToolThatRunsOnlyAsATaskRefusesAClientWithoutTheExtension) {
     EXPECT_EQ(missing.error().details.value("code", 0), -32602);
 }
 
+TEST(McpTasks, ARunningTaskDoesNotHoldUpOtherCalls) {
+    gate g;
+    const auto tools = ak::toolbox{
+        ak::tool<"hours">("Runs until allowed.",
+                          [&g](const ak::no_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+                              auto* rq = mcp::request_of(ctx);
+                              if (rq == nullptr || !rq->start_task()) return ak::fail(ak::errc::internal, "not a task");
+                              if (!g.wait(ctx.stop)) return ak::fail(ak::errc::tool_cancelled, "stopped");
+                              return std::string("finally");
+                          },
+                          ak::long_running | ak::parallel_safe),
+        ak::tool<"quick">("Answers at once.", [] { return std::string("quick"); }, ak::parallel_safe),
+    };
+    auto so = fast_tasks();
+    so.max_in_flight = 1;  // one worker for requests: the task's must not be it
+    mcp::server srv{mcp::backend_for(tools), so};
+    mcp::http_transport http{srv, mcp::http_options{}};
+    ASSERT_TRUE(http.start());
+    auto c = open_client(http.url(), stateless_options("busy"));
+    ASSERT_TRUE(c);
+    auto created = c->request("tools/call", {{"name", "hours"}, {"arguments", json::object()}});
+    ASSERT_TRUE(created) << created.error().to_text();
+    ASSERT_EQ((*created)["resultType"], "task");
+    auto q = c->call_tool("quick", json::object());  // answered while the task still runs
+    ASSERT_TRUE(q) << q.error().to_text();
+    EXPECT_EQ(q->joined_text(), "quick");
+    g.release();
+    auto done = poll_until(*c, (*created)["taskId"], [](const json& t) { return t.value("status", "") == "completed"; });
+    EXPECT_EQ(done["result"]["content"][0]["text"], "finally");
+}
+
 namespace {
 /// One client of an in-process server: its session (with a principal) and what it was sent.
 struct peer {
