@@ -9,12 +9,12 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
-import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import os from "node:os";
 import path from "node:path";
+import { startServing } from "./serve.mjs";
 
 const server = process.env.AGENTKIT_BROWSER_MCP;
 assert.ok(server, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
@@ -33,29 +33,8 @@ before(async () => {
 });
 after(() => site?.close());
 
-/// The server on a free port; resolves once it serves, with its URL, its process and stderr.
-function start(args = [], env = {}) {
-  const child = spawn(server, ["--headless", "--quiet", ...args, "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  let stderr = "";
-  let stdout = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr within 30 s: ${stderr}`)), 30000);
-    child.on("exit", (code) => reject(new Error(`server exited (${code}) before serving: ${stderr}`)));
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      const m = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve({ child, url: m[1], stderr: () => stderr, stdout: () => stdout });
-      }
-    });
-  });
-}
+/// The server on a free port; resolves once it serves, with its URL, its process and output.
+const start = (args = [], env = {}) => startServing(server, ["--headless", "--quiet", ...args], env);
 
 /// SIGTERM; resolves with the exit code (fails the test after 15 s).
 function stop(s) {

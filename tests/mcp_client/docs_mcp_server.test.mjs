@@ -6,12 +6,12 @@
 //   AGENTKIT_DOCS_MCP_SERVER=build/bin/agentkit_docs_mcp_server node --test tests/mcp_client/docs_mcp_server.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { endpointOf, openTaskSession } from "./tasks_session.mjs";
+import { startServing } from "./serve.mjs";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const program = process.env.AGENTKIT_DOCS_MCP_SERVER;
@@ -83,25 +83,7 @@ test("over stdio: tools, resources, a template, a prompt, completions, logs and 
   }
 });
 
-function startHttp(env = {}) {
-  const child = spawn(program, ["--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
-  let stderr = "";
-  let stdout = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 20000);
-    child.on("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      const m = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve({ child, url: m[1], stdout: () => stdout });
-      }
-    });
-  });
-}
+const startHttp = (env = {}) => startServing(program, [], env);
 
 function stop(child) {
   return new Promise((resolve) => {

@@ -1,10 +1,13 @@
 // An MCP server program started on a free port for a test: resolves once its stderr names the
-// URL it serves ("serving http://…/mcp"), with the process, the URL and what it said so far.
+// URL it serves ("serving http://…/mcp"), with the process, the URL, and what it wrote so far on
+// stderr and stdout (which, over HTTP, must stay empty of protocol).
 import { spawn } from "node:child_process";
 
 export function startServing(binary, args = [], env = {}) {
-  const child = spawn(binary, [...args, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+  const child = spawn(binary, [...args, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let stderr = "";
+  let stdout = "";
+  child.stdout.on("data", (d) => (stdout += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL on stderr within 30 s: ${stderr}`)), 30000);
     child.on("exit", (code) => reject(new Error(`${binary} exited (${code}) before serving: ${stderr}`)));
@@ -14,7 +17,7 @@ export function startServing(binary, args = [], env = {}) {
       if (m) {
         clearTimeout(timer);
         child.removeAllListeners("exit");
-        resolve({ child, url: m[1], stderr: () => stderr });
+        resolve({ child, url: m[1], stderr: () => stderr, stdout: () => stdout });
       }
     });
   });
