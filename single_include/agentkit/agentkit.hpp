@@ -41030,17 +41030,21 @@ public:
         e->created = e->updated = std::chrono::system_clock::now();
         e->expires = std::chrono::steady_clock::now() + o_.ttl;
         e->stop = std::move(stop);
-        std::lock_guard lock(mu_);
-        purge_locked();
-        if (tasks_.size() >= std::max<std::size_t>(1, o_.max_tasks)) {
-            // the oldest finished task makes room; running ones are never dropped
-            auto oldest = tasks_.end();
-            for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
-                if (it->second->terminal() && (oldest == tasks_.end() || it->second->updated < oldest->second->updated)) oldest = it;
-            if (oldest == tasks_.end()) return nullptr;
-            tasks_.erase(oldest);
+        expired gone;
+        {
+            std::lock_guard lock(mu_);
+            purge_locked(gone);
+            if (tasks_.size() >= std::max<std::size_t>(1, o_.max_tasks)) {
+                // the oldest finished task makes room; running ones are never dropped
+                auto oldest = tasks_.end();
+                for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
+                    if (it->second->terminal() && (oldest == tasks_.end() || it->second->updated < oldest->second->updated)) oldest = it;
+                if (oldest == tasks_.end()) e = nullptr;
+                else tasks_.erase(oldest);
+            }
+            if (e) tasks_.emplace(e->id, e);
         }
-        tasks_.emplace(e->id, e);
+        settle(gone);
         return e;
     }
 
@@ -41060,11 +41064,15 @@ public:
     /// tasks/get: the task of that id and principal, or nothing when there is none (never
     /// created, forgotten after its ttl, or another principal's).
     [[nodiscard]] std::optional<json> get(std::string_view id, std::string_view principal) {
-        std::lock_guard lock(mu_);
-        purge_locked();
-        const auto* e = find_locked(id, principal);
-        if (e == nullptr) return std::nullopt;
-        return view_locked(*e);
+        expired gone;
+        std::optional<json> out;
+        {
+            std::lock_guard lock(mu_);
+            purge_locked(gone);
+            if (const auto* e = find_locked(id, principal)) out = view_locked(*e);
+        }
+        settle(gone);
+        return out;
     }
 
     /// tasks/update's outcome.
@@ -41073,15 +41081,22 @@ public:
     /// tasks/update: answers to outstanding keys are taken (all or none: one malformed answer
     /// refuses the whole update, naming it in `why`); keys not outstanding are ignored.
     update_result update(std::string_view id, std::string_view principal, const json& responses, std::string& why) {
+        expired gone;
         std::unique_lock lock(mu_);
-        purge_locked();
+        purge_locked(gone);
         auto* e = find_locked(id, principal);
-        if (e == nullptr) return update_result::unknown_task;
+        if (e == nullptr) {
+            lock.unlock();
+            settle(gone);
+            return update_result::unknown_task;
+        }
         for (const auto& [k, v] : responses.items()) {
             if (!e->outstanding.contains(k)) continue;
             const std::string m = e->outstanding[k].value("method", std::string());
             if (!valid_input_response(m, v)) {
                 why = "inputResponses[\"" + k + "\"] is not a valid result of " + m;
+                lock.unlock();
+                settle(gone);
                 return update_result::invalid_answer;
             }
         }
@@ -41103,6 +41118,7 @@ public:
             cv_.notify_all();
         }
         lock.unlock();
+        settle(gone);
         tell(note);
         return update_result::accepted;
     }
@@ -41112,12 +41128,14 @@ public:
     bool cancel(std::string_view id, std::string_view principal) {
         std::function<void()> stop;
         std::optional<json> note;
+        expired gone;
+        bool found = false;
         {
             std::lock_guard lock(mu_);
-            purge_locked();
+            purge_locked(gone);
             auto* e = find_locked(id, principal);
-            if (e == nullptr) return false;
-            if (!e->terminal()) {
+            found = e != nullptr;
+            if (e != nullptr && !e->terminal()) {
                 e->status = "cancelled";
                 e->message = "cancelled by the client";
                 e->outstanding = json::object();
@@ -41127,9 +41145,10 @@ public:
                 cv_.notify_all();
             }
         }
+        settle(gone);
         if (stop) stop();
         tell(note);
-        return true;
+        return found;
     }
 
     /// Stop every task still running (the server is going away): each is cancelled.
@@ -41214,8 +41233,22 @@ public:
             return true;
         };
         const bool done = cv_.wait_until(lock, stop, e.expires, [&] { return e.terminal() || answered(); });
-        if (e.terminal() || stop.stop_requested()) return fail(errc::tool_cancelled, "the task was cancelled while it waited for input");
-        if (!done) return fail(errc::timeout, "the client did not answer the task's input requests within its ttl");
+        if (!done || e.terminal() || stop.stop_requested()) {
+            // the questions are withdrawn: the task shows no request its handler no longer waits for
+            std::optional<json> note;
+            for (const auto& r : rs) e.outstanding.erase(r.key);
+            if (!e.terminal() && e.status == "input_required" && e.outstanding.empty()) {
+                e.status = "working";
+                e.message.clear();
+                e.updated = std::chrono::system_clock::now();
+                note = view_locked(e);
+            }
+            const bool cancelled = e.terminal() || stop.stop_requested();
+            lock.unlock();
+            tell(std::move(note));
+            if (cancelled) return fail(errc::tool_cancelled, "the task was cancelled while it waited for input");
+            return fail(errc::timeout, "the client did not answer the task's input requests within its ttl");
+        }
         for (const auto& r : rs) {
             out[r.key] = e.answers[r.key];
             e.answers.erase(r.key);
@@ -41259,8 +41292,16 @@ private:
         return it->second.get();
     }
 
-    /// Forget tasks past their ttl; one still running is asked to stop.
-    void purge_locked() {
+    /// What forgetting expired tasks leaves to do once the lock is released: stop their
+    /// handlers (a stop request runs the handler's stop callbacks, which must not find the store
+    /// locked) and tell their listeners.
+    struct expired {
+        std::vector<std::function<void()>> stops;
+        std::vector<json> notes;
+    };
+
+    /// Forget tasks past their ttl; one still running fails, and its handler is asked to stop.
+    void purge_locked(expired& gone) {
         const auto now = std::chrono::steady_clock::now();
         for (auto it = tasks_.begin(); it != tasks_.end();) {
             if (it->second->expires > now) {
@@ -41271,11 +41312,20 @@ private:
             if (!e.terminal()) {
                 e.status = "failed";
                 e.error = json{{"code", -32603}, {"message", "the task outlived its ttl"}};
-                if (e.stop) e.stop();  // a stop_source request: does not call back into the store
+                e.message = "the task outlived its ttl";
+                e.outstanding = json::object();
+                e.updated = std::chrono::system_clock::now();
+                if (e.stop) gone.stops.push_back(e.stop);
+                gone.notes.push_back(view_locked(e));
             }
             it = tasks_.erase(it);
         }
         cv_.notify_all();
+    }
+
+    void settle(expired& gone) const {
+        for (auto& s : gone.stops) s();
+        for (auto& n : gone.notes) tell(std::move(n));
     }
 
     task_options o_;
@@ -41703,6 +41753,7 @@ private:
         std::stop_source stop;
         std::atomic<bool> cancelled{false};
         std::atomic<bool> detached{false};  // answered with a task: nothing more goes to its stream
+        std::mutex send_mu;                 // its notifications, and the task handle, one at a time
         std::function<void()> on_cancel;  // a listener's removal
     };
     struct awaited {
@@ -42113,7 +42164,6 @@ public:
     /// sent, as the client did not cancel them. Server requests waiting for a client fail.
     /// Used when the process is told to terminate.
     void cancel_all() {
-        tasks_.cancel_all("the server is shutting down");
         for (auto& s : live_sessions()) {
             std::vector<std::shared_ptr<session::awaited>> waits;
             {
@@ -42126,6 +42176,8 @@ public:
                 w->cv.notify_all();  // the waiter sees its stop token
             }
         }
+        // after the calls: one told to stop can no longer become a task (promote() refuses)
+        tasks_.cancel_all("the server is shutting down");
     }
 
     /// True once shutdown() began.
@@ -42959,7 +43011,11 @@ private:
     bool promote(handler_call& c) {
         std::lock_guard tl(c.task_mu);
         if (c.task) return true;
-        if (c.answered || c.rq == nullptr || c.tasks == task_support::forbidden) return false;
+        if (c.answered || c.rq == nullptr || c.tasks == task_support::forbidden || c.st->stop.stop_requested()) return false;
+        {
+            std::lock_guard lock(calls_mu_);
+            if (closing_) return false;  // cancel_all() would not see a task made now
+        }
         auto t = tasks_.create(principal_of(*c.s), [st = c.st] { st->stop.request_stop(); });
         if (!t) {
             log("warning", "mcp", "a call of " + detail::request_target(c.method, c.params) + " could not become a task: " +
@@ -42989,16 +43045,18 @@ private:
             }
             c.s->in_flight_.erase(c.key);  // answered now; notifications/cancelled no longer reaches it
         }
-        c.st->detached = true;
         c.task = t;
         {
             std::lock_guard lock(calls_mu_);
             ++tasks_running_;  // its worker no longer counts against max_in_flight
-            // a request queued behind it gets a worker now
+            // a request queued behind it may run now, on an idle worker or a new one
             if (queue_.size() > idle_workers_ && !stop_workers_) workers_.emplace_back([this] { worker_loop(); });
+            work_cv_.notify_one();
         }
         json r = tasks_.view(*t);
         r["resultType"] = "task";
+        std::lock_guard sl(c.st->send_mu);
+        c.st->detached = true;
         send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}}, true);
         return true;
     }
@@ -43069,13 +43127,16 @@ private:
             auto last = std::make_shared<double>(-1.0);
             const reply_fn reply = c.reply;
             auto st = c.st;
-            handler_call* call = &c;  // outlives the handler, the only caller of on_progress
+            // a copy of on_progress may be called after the call ended (a relay's watch): weak
+            std::weak_ptr<handler_call> call = cp;
             ctx.on_progress = [this, call, reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
+                std::unique_lock sl(st->send_mu);  // a promotion cannot slip between the check and the send
                 if (st->detached.load()) {  // a task: its progress is its statusMessage
+                    sl.unlock();
                     std::shared_ptr<detail::task_store::entry> t;
-                    {
-                        std::lock_guard tl(call->task_mu);
-                        t = call->task;
+                    if (auto cl = call.lock()) {
+                        std::lock_guard tl(cl->task_mu);
+                        t = cl->task;
                     }
                     if (t) tasks_.set_message(*t, progress_text(p, total, msg));
                     return;
@@ -43111,6 +43172,7 @@ private:
             const reply_fn reply = c.reply;
             auto st = c.st;
             rq.send_ = [reply, st](const json& j) {
+                std::lock_guard sl(st->send_mu);
                 if (!st->cancelled.load() && !st->detached.load()) send_to(reply, j, false);
             };
         }
@@ -43361,14 +43423,18 @@ private:
         std::unique_lock lock(calls_mu_);
         for (;;) {
             ++idle_workers_;
-            work_cv_.wait(lock, [&] { return stop_workers_ || !queue_.empty(); });
+            // at most max_in_flight handlers that are not tasks run at once
+            work_cv_.wait(lock, [&] { return stop_workers_ || (!queue_.empty() && busy_ - tasks_running_ < std::max<std::size_t>(1, o_.max_in_flight)); });
             --idle_workers_;
             if (queue_.empty()) return;  // stopping
             auto task = std::move(queue_.front());
             queue_.pop_front();
+            ++busy_;
             lock.unlock();
             task();
             lock.lock();
+            --busy_;
+            work_cv_.notify_one();  // a slot is free
         }
     }
 
@@ -43394,6 +43460,7 @@ private:
     std::vector<std::thread> workers_;
     std::size_t idle_workers_ = 0;
     std::size_t tasks_running_ = 0;  // handlers running as tasks (their workers are extra)
+    std::size_t busy_ = 0;           // workers running a handler, tasks included
     std::size_t running_ = 0;
     bool closing_ = false;
     bool stop_workers_ = false;
@@ -43865,6 +43932,10 @@ public:
                 }
                 return r;
             }
+            if (r->is_object() && r->value("resultType", "") == "task" && method != "tools/call")  // the extension's tasks are for tools/call only
+                return fail(errc::protocol_error, name() + ": " + std::string(method) + " was answered with a task, which only tools/call may be",
+                            "The MCP server \"" + name() + "\" broke the tasks extension; report it to its maintainers.",
+                            json{{"server", name()}, {"method", std::string(method)}});
             if (!r->is_object() || !r->contains("resultType") || (*r)["resultType"] != "input_required") return r;
             if (++round > o_.max_input_rounds)
                 return fail(errc::input_required, name() + ": " + std::string(method) + " still needs input after " + std::to_string(o_.max_input_rounds) + " rounds",
@@ -45021,6 +45092,7 @@ private:
         };
         std::set<std::string> answered;  // input keys already answered (a poll may show them again)
         bool reread = false;             // a terminal status without its payload is read once more
+        int failed_polls = 0;            // tasks/get failures in a row
         std::string last_message;
         double reports = 0;
         for (;;) {
@@ -45075,7 +45147,8 @@ private:
                     if (!up) {
                         error e = std::move(up).error();
                         if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
-                        e.message += " (answering task " + id + " of " + what + ")";
+                        (void)give_up(errc::tool_cancelled, "");  // nobody follows it any more
+                        e.message += " (answering task " + id + " of " + what + "; the task was cancelled)";
                         return fail(std::move(e));
                     }
                     for (const auto& [k, v] : open.items()) answered.insert(k);
@@ -45106,9 +45179,14 @@ private:
                 error e = std::move(got).error();
                 if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
                 if (e.is(errc::timeout) && std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+                // a poll that timed out or lost its connection is tried again (three in a row at most)
+                if ((e.is(errc::timeout) || e.is(errc::transport_io)) && ++failed_polls < 3) continue;
+                const bool gone = e.is(errc::remote_error) && e.details.value("code", 0) == code::invalid_params;  // forgotten: nothing to cancel
+                if (!gone && !e.is(errc::transport_closed)) (void)give_up(errc::tool_cancelled, "");  // nobody follows it any more
                 e.message += " (polling task " + id + " of " + what + ")";
                 return fail(std::move(e));
             }
+            failed_polls = 0;
             if (got->is_object()) status = std::move(*got);
         }
     }

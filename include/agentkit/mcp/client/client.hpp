@@ -283,6 +283,10 @@ public:
                 }
                 return r;
             }
+            if (r->is_object() && r->value("resultType", "") == "task" && method != "tools/call")  // the extension's tasks are for tools/call only
+                return fail(errc::protocol_error, name() + ": " + std::string(method) + " was answered with a task, which only tools/call may be",
+                            "The MCP server \"" + name() + "\" broke the tasks extension; report it to its maintainers.",
+                            json{{"server", name()}, {"method", std::string(method)}});
             if (!r->is_object() || !r->contains("resultType") || (*r)["resultType"] != "input_required") return r;
             if (++round > o_.max_input_rounds)
                 return fail(errc::input_required, name() + ": " + std::string(method) + " still needs input after " + std::to_string(o_.max_input_rounds) + " rounds",
@@ -1439,6 +1443,7 @@ private:
         };
         std::set<std::string> answered;  // input keys already answered (a poll may show them again)
         bool reread = false;             // a terminal status without its payload is read once more
+        int failed_polls = 0;            // tasks/get failures in a row
         std::string last_message;
         double reports = 0;
         for (;;) {
@@ -1493,7 +1498,8 @@ private:
                     if (!up) {
                         error e = std::move(up).error();
                         if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
-                        e.message += " (answering task " + id + " of " + what + ")";
+                        (void)give_up(errc::tool_cancelled, "");  // nobody follows it any more
+                        e.message += " (answering task " + id + " of " + what + "; the task was cancelled)";
                         return fail(std::move(e));
                     }
                     for (const auto& [k, v] : open.items()) answered.insert(k);
@@ -1524,9 +1530,14 @@ private:
                 error e = std::move(got).error();
                 if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
                 if (e.is(errc::timeout) && std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+                // a poll that timed out or lost its connection is tried again (three in a row at most)
+                if ((e.is(errc::timeout) || e.is(errc::transport_io)) && ++failed_polls < 3) continue;
+                const bool gone = e.is(errc::remote_error) && e.details.value("code", 0) == code::invalid_params;  // forgotten: nothing to cancel
+                if (!gone && !e.is(errc::transport_closed)) (void)give_up(errc::tool_cancelled, "");  // nobody follows it any more
                 e.message += " (polling task " + id + " of " + what + ")";
                 return fail(std::move(e));
             }
+            failed_polls = 0;
             if (got->is_object()) status = std::move(*got);
         }
     }

@@ -208,6 +208,7 @@ private:
         std::stop_source stop;
         std::atomic<bool> cancelled{false};
         std::atomic<bool> detached{false};  // answered with a task: nothing more goes to its stream
+        std::mutex send_mu;                 // its notifications, and the task handle, one at a time
         std::function<void()> on_cancel;  // a listener's removal
     };
     struct awaited {
@@ -618,7 +619,6 @@ public:
     /// sent, as the client did not cancel them. Server requests waiting for a client fail.
     /// Used when the process is told to terminate.
     void cancel_all() {
-        tasks_.cancel_all("the server is shutting down");
         for (auto& s : live_sessions()) {
             std::vector<std::shared_ptr<session::awaited>> waits;
             {
@@ -631,6 +631,8 @@ public:
                 w->cv.notify_all();  // the waiter sees its stop token
             }
         }
+        // after the calls: one told to stop can no longer become a task (promote() refuses)
+        tasks_.cancel_all("the server is shutting down");
     }
 
     /// True once shutdown() began.
@@ -1464,7 +1466,11 @@ private:
     bool promote(handler_call& c) {
         std::lock_guard tl(c.task_mu);
         if (c.task) return true;
-        if (c.answered || c.rq == nullptr || c.tasks == task_support::forbidden) return false;
+        if (c.answered || c.rq == nullptr || c.tasks == task_support::forbidden || c.st->stop.stop_requested()) return false;
+        {
+            std::lock_guard lock(calls_mu_);
+            if (closing_) return false;  // cancel_all() would not see a task made now
+        }
         auto t = tasks_.create(principal_of(*c.s), [st = c.st] { st->stop.request_stop(); });
         if (!t) {
             log("warning", "mcp", "a call of " + detail::request_target(c.method, c.params) + " could not become a task: " +
@@ -1494,16 +1500,18 @@ private:
             }
             c.s->in_flight_.erase(c.key);  // answered now; notifications/cancelled no longer reaches it
         }
-        c.st->detached = true;
         c.task = t;
         {
             std::lock_guard lock(calls_mu_);
             ++tasks_running_;  // its worker no longer counts against max_in_flight
-            // a request queued behind it gets a worker now
+            // a request queued behind it may run now, on an idle worker or a new one
             if (queue_.size() > idle_workers_ && !stop_workers_) workers_.emplace_back([this] { worker_loop(); });
+            work_cv_.notify_one();
         }
         json r = tasks_.view(*t);
         r["resultType"] = "task";
+        std::lock_guard sl(c.st->send_mu);
+        c.st->detached = true;
         send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}}, true);
         return true;
     }
@@ -1574,13 +1582,16 @@ private:
             auto last = std::make_shared<double>(-1.0);
             const reply_fn reply = c.reply;
             auto st = c.st;
-            handler_call* call = &c;  // outlives the handler, the only caller of on_progress
+            // a copy of on_progress may be called after the call ended (a relay's watch): weak
+            std::weak_ptr<handler_call> call = cp;
             ctx.on_progress = [this, call, reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
+                std::unique_lock sl(st->send_mu);  // a promotion cannot slip between the check and the send
                 if (st->detached.load()) {  // a task: its progress is its statusMessage
+                    sl.unlock();
                     std::shared_ptr<detail::task_store::entry> t;
-                    {
-                        std::lock_guard tl(call->task_mu);
-                        t = call->task;
+                    if (auto cl = call.lock()) {
+                        std::lock_guard tl(cl->task_mu);
+                        t = cl->task;
                     }
                     if (t) tasks_.set_message(*t, progress_text(p, total, msg));
                     return;
@@ -1616,6 +1627,7 @@ private:
             const reply_fn reply = c.reply;
             auto st = c.st;
             rq.send_ = [reply, st](const json& j) {
+                std::lock_guard sl(st->send_mu);
                 if (!st->cancelled.load() && !st->detached.load()) send_to(reply, j, false);
             };
         }
@@ -1866,14 +1878,18 @@ private:
         std::unique_lock lock(calls_mu_);
         for (;;) {
             ++idle_workers_;
-            work_cv_.wait(lock, [&] { return stop_workers_ || !queue_.empty(); });
+            // at most max_in_flight handlers that are not tasks run at once
+            work_cv_.wait(lock, [&] { return stop_workers_ || (!queue_.empty() && busy_ - tasks_running_ < std::max<std::size_t>(1, o_.max_in_flight)); });
             --idle_workers_;
             if (queue_.empty()) return;  // stopping
             auto task = std::move(queue_.front());
             queue_.pop_front();
+            ++busy_;
             lock.unlock();
             task();
             lock.lock();
+            --busy_;
+            work_cv_.notify_one();  // a slot is free
         }
     }
 
@@ -1899,6 +1915,7 @@ private:
     std::vector<std::thread> workers_;
     std::size_t idle_workers_ = 0;
     std::size_t tasks_running_ = 0;  // handlers running as tasks (their workers are extra)
+    std::size_t busy_ = 0;           // workers running a handler, tasks included
     std::size_t running_ = 0;
     bool closing_ = false;
     bool stop_workers_ = false;

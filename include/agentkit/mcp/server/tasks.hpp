@@ -130,17 +130,21 @@ public:
         e->created = e->updated = std::chrono::system_clock::now();
         e->expires = std::chrono::steady_clock::now() + o_.ttl;
         e->stop = std::move(stop);
-        std::lock_guard lock(mu_);
-        purge_locked();
-        if (tasks_.size() >= std::max<std::size_t>(1, o_.max_tasks)) {
-            // the oldest finished task makes room; running ones are never dropped
-            auto oldest = tasks_.end();
-            for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
-                if (it->second->terminal() && (oldest == tasks_.end() || it->second->updated < oldest->second->updated)) oldest = it;
-            if (oldest == tasks_.end()) return nullptr;
-            tasks_.erase(oldest);
+        expired gone;
+        {
+            std::lock_guard lock(mu_);
+            purge_locked(gone);
+            if (tasks_.size() >= std::max<std::size_t>(1, o_.max_tasks)) {
+                // the oldest finished task makes room; running ones are never dropped
+                auto oldest = tasks_.end();
+                for (auto it = tasks_.begin(); it != tasks_.end(); ++it)
+                    if (it->second->terminal() && (oldest == tasks_.end() || it->second->updated < oldest->second->updated)) oldest = it;
+                if (oldest == tasks_.end()) e = nullptr;
+                else tasks_.erase(oldest);
+            }
+            if (e) tasks_.emplace(e->id, e);
         }
-        tasks_.emplace(e->id, e);
+        settle(gone);
         return e;
     }
 
@@ -160,11 +164,15 @@ public:
     /// tasks/get: the task of that id and principal, or nothing when there is none (never
     /// created, forgotten after its ttl, or another principal's).
     [[nodiscard]] std::optional<json> get(std::string_view id, std::string_view principal) {
-        std::lock_guard lock(mu_);
-        purge_locked();
-        const auto* e = find_locked(id, principal);
-        if (e == nullptr) return std::nullopt;
-        return view_locked(*e);
+        expired gone;
+        std::optional<json> out;
+        {
+            std::lock_guard lock(mu_);
+            purge_locked(gone);
+            if (const auto* e = find_locked(id, principal)) out = view_locked(*e);
+        }
+        settle(gone);
+        return out;
     }
 
     /// tasks/update's outcome.
@@ -173,15 +181,22 @@ public:
     /// tasks/update: answers to outstanding keys are taken (all or none: one malformed answer
     /// refuses the whole update, naming it in `why`); keys not outstanding are ignored.
     update_result update(std::string_view id, std::string_view principal, const json& responses, std::string& why) {
+        expired gone;
         std::unique_lock lock(mu_);
-        purge_locked();
+        purge_locked(gone);
         auto* e = find_locked(id, principal);
-        if (e == nullptr) return update_result::unknown_task;
+        if (e == nullptr) {
+            lock.unlock();
+            settle(gone);
+            return update_result::unknown_task;
+        }
         for (const auto& [k, v] : responses.items()) {
             if (!e->outstanding.contains(k)) continue;
             const std::string m = e->outstanding[k].value("method", std::string());
             if (!valid_input_response(m, v)) {
                 why = "inputResponses[\"" + k + "\"] is not a valid result of " + m;
+                lock.unlock();
+                settle(gone);
                 return update_result::invalid_answer;
             }
         }
@@ -203,6 +218,7 @@ public:
             cv_.notify_all();
         }
         lock.unlock();
+        settle(gone);
         tell(note);
         return update_result::accepted;
     }
@@ -212,12 +228,14 @@ public:
     bool cancel(std::string_view id, std::string_view principal) {
         std::function<void()> stop;
         std::optional<json> note;
+        expired gone;
+        bool found = false;
         {
             std::lock_guard lock(mu_);
-            purge_locked();
+            purge_locked(gone);
             auto* e = find_locked(id, principal);
-            if (e == nullptr) return false;
-            if (!e->terminal()) {
+            found = e != nullptr;
+            if (e != nullptr && !e->terminal()) {
                 e->status = "cancelled";
                 e->message = "cancelled by the client";
                 e->outstanding = json::object();
@@ -227,9 +245,10 @@ public:
                 cv_.notify_all();
             }
         }
+        settle(gone);
         if (stop) stop();
         tell(note);
-        return true;
+        return found;
     }
 
     /// Stop every task still running (the server is going away): each is cancelled.
@@ -314,8 +333,22 @@ public:
             return true;
         };
         const bool done = cv_.wait_until(lock, stop, e.expires, [&] { return e.terminal() || answered(); });
-        if (e.terminal() || stop.stop_requested()) return fail(errc::tool_cancelled, "the task was cancelled while it waited for input");
-        if (!done) return fail(errc::timeout, "the client did not answer the task's input requests within its ttl");
+        if (!done || e.terminal() || stop.stop_requested()) {
+            // the questions are withdrawn: the task shows no request its handler no longer waits for
+            std::optional<json> note;
+            for (const auto& r : rs) e.outstanding.erase(r.key);
+            if (!e.terminal() && e.status == "input_required" && e.outstanding.empty()) {
+                e.status = "working";
+                e.message.clear();
+                e.updated = std::chrono::system_clock::now();
+                note = view_locked(e);
+            }
+            const bool cancelled = e.terminal() || stop.stop_requested();
+            lock.unlock();
+            tell(std::move(note));
+            if (cancelled) return fail(errc::tool_cancelled, "the task was cancelled while it waited for input");
+            return fail(errc::timeout, "the client did not answer the task's input requests within its ttl");
+        }
         for (const auto& r : rs) {
             out[r.key] = e.answers[r.key];
             e.answers.erase(r.key);
@@ -359,8 +392,16 @@ private:
         return it->second.get();
     }
 
-    /// Forget tasks past their ttl; one still running is asked to stop.
-    void purge_locked() {
+    /// What forgetting expired tasks leaves to do once the lock is released: stop their
+    /// handlers (a stop request runs the handler's stop callbacks, which must not find the store
+    /// locked) and tell their listeners.
+    struct expired {
+        std::vector<std::function<void()>> stops;
+        std::vector<json> notes;
+    };
+
+    /// Forget tasks past their ttl; one still running fails, and its handler is asked to stop.
+    void purge_locked(expired& gone) {
         const auto now = std::chrono::steady_clock::now();
         for (auto it = tasks_.begin(); it != tasks_.end();) {
             if (it->second->expires > now) {
@@ -371,11 +412,20 @@ private:
             if (!e.terminal()) {
                 e.status = "failed";
                 e.error = json{{"code", -32603}, {"message", "the task outlived its ttl"}};
-                if (e.stop) e.stop();  // a stop_source request: does not call back into the store
+                e.message = "the task outlived its ttl";
+                e.outstanding = json::object();
+                e.updated = std::chrono::system_clock::now();
+                if (e.stop) gone.stops.push_back(e.stop);
+                gone.notes.push_back(view_locked(e));
             }
             it = tasks_.erase(it);
         }
         cv_.notify_all();
+    }
+
+    void settle(expired& gone) const {
+        for (auto& s : gone.stops) s();
+        for (auto& n : gone.notes) tell(std::move(n));
     }
 
     task_options o_;
